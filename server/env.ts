@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+/**
+ * The one place that reads process.env. Everything else imports `getEnv()`.
+ * Validation errors name the variable and never echo its value (it may be a secret).
+ */
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const postgresUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional()
+  .refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
+    message: "must be a postgres:// or postgresql:// connection URL",
+  })
+  .refine((v) => v === undefined || URL.canParse(v), {
+    message: "must be a valid postgres:// or postgresql:// connection URL",
+  });
+
+const httpUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional()
+  .refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
+    message: "must be an http:// or https:// URL",
+  });
+
+export const ZEnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** Any PostgreSQL. Unset → embedded PGlite under DATA_DIR. */
+  DATABASE_URL: postgresUrl,
+  /** Where the embedded database lives. */
+  DATA_DIR: z.string().trim().min(1).default("./.data"),
+  /** `memory` keeps the embedded database in memory only (tests, throwaway demos). */
+  PGLITE_STORAGE: z.enum(["disk", "memory"]).default("disk"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOSTNAME: z.string().trim().min(1).default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+
+  /** `rules` forces AI off even when a key is present. */
+  AI_PROVIDER: z.enum(["auto", "openai", "openai-compatible", "rules"]).default("auto"),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: httpUrl,
+  AI_MODEL: optionalString,
+  AI_MODEL_DRAFTER: optionalString,
+  AI_MODEL_FILLER: optionalString,
+  AI_MODEL_JUDGE: optionalString,
+  AI_MODEL_ENHANCER: optionalString,
+  AI_EMBEDDING_MODEL: optionalString,
+});
+
+export type TEnv = z.infer<typeof ZEnvSchema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+/** Parses an environment; throws an EnvError whose message is one line naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): TEnv {
+  const result = ZEnvSchema.safeParse(source);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+  throw new EnvError(`Invalid configuration: ${problems.join("; ")}`);
+}
+
+let cached: TEnv | undefined;
+
+export function getEnv(): TEnv {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Tests change the environment between cases; this drops the memoised copy. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}
