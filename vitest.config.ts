@@ -15,6 +15,7 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           exclude: ["tests/integration/**/*.pg.test.ts"],
+          globalSetup: ["tests/helpers/pglite-template-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -24,6 +25,7 @@ export default defineConfig({
         test: {
           name: "postgres",
           include: ["tests/integration/**/*.pg.test.ts"],
+          globalSetup: ["tests/helpers/pglite-template-setup.ts", "tests/helpers/postgres-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -45,7 +45,10 @@ export const ZEnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 
   /** `rules` forces AI off even when a key is present. */
-  AI_PROVIDER: z.enum(["auto", "openai", "openai-compatible", "rules"]).default("auto"),
+  AI_PROVIDER: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v), // `AI_PROVIDER=` in .env means unset
+    z.enum(["auto", "openai", "openai-compatible", "rules"]).default("auto"),
+  ),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: httpUrl,
   AI_MODEL: optionalString,
@@ -54,6 +57,23 @@ export const ZEnvSchema = z.object({
   AI_MODEL_JUDGE: optionalString,
   AI_MODEL_ENHANCER: optionalString,
   AI_EMBEDDING_MODEL: optionalString,
+
+  /** Hosts (host or host:port) that web.scrape may reach even though they resolve to private/loopback addresses. */
+  FETCH_ALLOW_HOSTS: z
+    .string()
+    .trim()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
+  FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  GOOGLE_MAPS_API_KEY: optionalString,
+  GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
 });
 
 export type TEnv = z.infer<typeof ZEnvSchema>;

@@ -43,7 +43,11 @@ export function isAppError(error: unknown): error is AppError {
 }
 
 /** The user-facing shape of any error: AppErrors keep their message, everything else is hidden. */
-export function toPublicError(error: unknown): { code: TAppErrorCode; message: string; details?: Record<string, unknown> } {
+export function toPublicError(error: unknown): {
+  code: TAppErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+} {
   if (isAppError(error)) return { code: error.code, message: error.message, details: error.details };
   return { code: "INTERNAL", message: "Something went wrong on our side. It has been logged; please try again." };
 }

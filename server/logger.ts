@@ -30,7 +30,9 @@ export function createLogger(
   const threshold = LEVELS[getEnv().LOG_LEVEL];
   const write = (level: TLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < threshold) return;
-    sink(JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact({ ...bindings, ...fields }) as object) }));
+    sink(
+      JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact({ ...bindings, ...fields }) as object) }),
+    );
   };
   return {
     debug: (m, f) => write("debug", m, f),

@@ -1,0 +1,194 @@
+import fs from "node:fs";
+import type { PGlite } from "@electric-sql/pglite";
+import { acquireDataDirLock } from "./db-lock";
+import { applyMigrations, getMigrationState, pgliteRunner, type TApplyResult } from "./db-migrate";
+import { embeddedDatabaseDir, initClusterInChild, pgliteOptions } from "./db-pglite";
+import { getEnv } from "./env";
+import { AppError } from "./errors";
+import { type Prisma, PrismaClient } from "./generated/prisma/client";
+import { logger } from "./logger";
+import { ensureLocalUser } from "./users/ensure-local-user";
+
+export type { TApplyResult, TMigrationState, TSqlRunner } from "./db-migrate";
+export { applyMigrations, getMigrationState, pgClientRunner, pgliteRunner, readMigrations } from "./db-migrate";
+
+/** The database client every domain function takes as its first argument. */
+export type TDb = PrismaClient;
+/** The client inside `db.$transaction(async (tx) => …)`; functions that can run in either accept `TDb | TTx`. */
+export type TTx = Prisma.TransactionClient;
+
+export type TDbHandle = { db: TDb; close: () => Promise<void> };
+export type TPgliteDbHandle = TDbHandle & { pglite: PGlite; migrations: TApplyResult };
+
+/**
+ * Opens embedded PGlite (`dataDir` undefined → in memory), locks the directory against other
+ * processes and applies every pending committed migration before handing out the client.
+ */
+export async function createPgliteDb(options: { dataDir?: string } = {}): Promise<TPgliteDbHandle> {
+  const dataDir = options.dataDir;
+  let release: (() => void) | undefined;
+  if (dataDir) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    release = acquireDataDirLock(dataDir);
+  }
+  let pglite: PGlite | undefined;
+  try {
+    // Loaded on demand: a PostgreSQL deployment never loads the WASM database, and vice versa.
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("pglite-prisma-adapter"),
+    ]);
+    if (dataDir) await initClusterInChild(dataDir, PGlite.defaultStartParams);
+    pglite = await PGlite.create(pgliteOptions(dataDir, PGlite.defaultStartParams));
+    const migrations = await applyMigrations(pgliteRunner(pglite));
+    const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const opened = pglite;
+    return {
+      db,
+      pglite: opened,
+      migrations,
+      close: async () => {
+        try {
+          await db.$disconnect();
+          if (!opened.closed) await opened.close();
+        } finally {
+          release?.();
+        }
+      },
+    };
+  } catch (error) {
+    if (pglite && !pglite.closed) await pglite.close().catch(() => {});
+    release?.();
+    throw error;
+  }
+}
+
+/** `host:port/database` — never user, password or query parameters. */
+export function describePostgresUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const socketHost = u.searchParams.get("host");
+    const host = u.hostname || (socketHost?.startsWith("/") ? socketHost : "localhost");
+    return `${host}:${u.port || "5432"}${decodeURIComponent(u.pathname) || "/"}`;
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}
+
+/**
+ * A client for any PostgreSQL. Migrations are not applied here (that is `npm run db:migrate`);
+ * with `checkMigrations` a missing or outdated schema fails now with instructions instead of later
+ * with a confusing query error.
+ */
+export async function createPostgresDb(url: string, options: { checkMigrations?: boolean } = {}): Promise<TDbHandle> {
+  const { PrismaPg } = await import("@prisma/adapter-pg");
+  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  const close = () => db.$disconnect();
+  if (options.checkMigrations) {
+    try {
+      await assertMigrated(db, describePostgresUrl(url));
+    } catch (error) {
+      await close().catch(() => {});
+      throw error;
+    }
+  }
+  return { db, close };
+}
+
+async function assertMigrated(db: TDb, where: string): Promise<void> {
+  let state: Awaited<ReturnType<typeof getMigrationState>>;
+  try {
+    state = await getMigrationState({
+      query: <T>(sql: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(sql, ...params),
+    });
+  } catch (error) {
+    const reason = (error as { code?: string }).code ?? (error instanceof Error ? error.name : "error");
+    throw new AppError(
+      "NOT_CONFIGURED",
+      `Cannot reach the PostgreSQL database at ${where} (DATABASE_URL): ${reason}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (state.failed.length > 0) {
+    throw new AppError(
+      "NOT_CONFIGURED",
+      `The database at ${where} has a failed migration (${state.failed[0]}); resolve it with \`node scripts/prisma/cli.mjs migrate status\`.`,
+    );
+  }
+  if (state.pending.length > 0) {
+    const what = state.initialized
+      ? `is behind by ${state.pending.length} migration(s)`
+      : "has no Bellwether schema yet";
+    throw new AppError("NOT_CONFIGURED", `The database at ${where} ${what}. Run \`npm run db:migrate\` to apply them.`);
+  }
+  if (state.unknown.length > 0) {
+    logger.warn("database has migrations this code does not know; is the app older than the database?", {
+      unknown: state.unknown,
+    });
+  }
+}
+
+export function describeDatabase(): { kind: "embedded" | "postgres"; location: string } {
+  const env = getEnv();
+  if (env.DATABASE_URL) return { kind: "postgres", location: describePostgresUrl(env.DATABASE_URL) };
+  if (env.PGLITE_STORAGE === "memory") return { kind: "embedded", location: "in memory (PGLITE_STORAGE=memory)" };
+  return { kind: "embedded", location: embeddedDatabaseDir(env.DATA_DIR) };
+}
+
+async function openConfigured(): Promise<TDbHandle> {
+  const env = getEnv();
+  const started = performance.now();
+  let handle: TDbHandle;
+  if (env.DATABASE_URL) {
+    handle = await createPostgresDb(env.DATABASE_URL, { checkMigrations: true });
+  } else {
+    const embedded = await createPgliteDb({
+      dataDir: env.PGLITE_STORAGE === "memory" ? undefined : embeddedDatabaseDir(env.DATA_DIR),
+    });
+    if (embedded.migrations.appliedNow.length > 0) {
+      logger.info("applied migrations to the embedded database", { migrations: embedded.migrations.appliedNow });
+    }
+    if (embedded.migrations.modified.length > 0) {
+      logger.warn("committed migrations changed after they were applied", { migrations: embedded.migrations.modified });
+    }
+    handle = embedded;
+  }
+  try {
+    // Until accounts arrive every install has exactly one user.
+    await ensureLocalUser(handle.db);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
+  logger.info("database ready", { ...describeDatabase(), ms: Math.round(performance.now() - started) });
+  return handle;
+}
+
+// One client per process; kept on globalThis so Next dev's module reloads reuse it instead of
+// opening the PGlite directory a second time (which the lock would refuse).
+type TDbSingleton = { opening?: Promise<TDbHandle> };
+const dbGlobals = globalThis as { __bellwetherDb?: TDbSingleton };
+dbGlobals.__bellwetherDb ??= {};
+const singleton = dbGlobals.__bellwetherDb;
+
+export async function getDb(): Promise<TDb> {
+  if (!singleton.opening) {
+    const opening = openConfigured();
+    singleton.opening = opening;
+    // A failed open is not cached: the next call retries (e.g. once the other process stopped).
+    opening.catch(() => {
+      if (singleton.opening === opening) singleton.opening = undefined;
+    });
+  }
+  return (await singleton.opening).db;
+}
+
+export async function closeDb(): Promise<void> {
+  const opening = singleton.opening;
+  singleton.opening = undefined;
+  if (!opening) return;
+  const handle = await opening.catch(() => undefined);
+  await handle?.close();
+}
