@@ -1,0 +1,27 @@
+"use client";
+
+import { useEffect } from "react";
+import { buttonPrimary } from "@/components/ui/button-styles";
+
+/** Shown when a page fails. Server error details never reach the browser; the digest ties it to the log. */
+export default function ErrorPage({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
+  useEffect(() => {
+    console.error(error);
+  }, [error]);
+
+  return (
+    <section
+      role="alert"
+      className="rounded-xl border border-red-300 bg-red-50 p-6 dark:border-red-900 dark:bg-red-950"
+    >
+      <h1 className="text-lg font-semibold">Something went wrong</h1>
+      <p className="mt-2 text-sm text-stone-700 dark:text-stone-300">
+        This page could not be shown. It has been logged; please try again.
+        {error.digest ? <span className="block text-xs text-stone-500">Reference: {error.digest}</span> : null}
+      </p>
+      <button type="button" onClick={reset} className={`${buttonPrimary} mt-4`}>
+        Try again
+      </button>
+    </section>
+  );
+}

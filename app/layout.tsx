@@ -1,0 +1,40 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { TRPCReactProvider } from "@/components/providers/trpc-provider";
+import { SiteHeader } from "@/components/shell/site-header";
+import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
+import { getEnv } from "@/server/env";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Bellwether", template: "%s · Bellwether" },
+  description: "Keeps a timeline of only the changes that matter to your decisions.",
+};
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // The header's AI status arrives with the page. Reading request headers here makes every page dynamic,
+  // so configuration is read at run time and `next build` never opens the database.
+  await prefetch(trpc.system.status.queryOptions());
+  const serverUrl = `http://127.0.0.1:${getEnv().PORT}/api/trpc`;
+
+  return (
+    <html lang="en">
+      <body className="min-h-dvh">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:shadow dark:focus:bg-stone-900"
+        >
+          Skip to content
+        </a>
+        <TRPCReactProvider serverUrl={serverUrl}>
+          <HydrateClient>
+            <SiteHeader />
+            <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-10 focus:outline-none">
+              {children}
+            </main>
+          </HydrateClient>
+        </TRPCReactProvider>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,6 @@
+/** Class lists for links and buttons that look like buttons (kept in TS so Tailwind sees them). */
+export const buttonPrimary =
+  "inline-flex items-center justify-center rounded-md bg-stone-900 px-4 py-2 text-sm font-medium text-white hover:bg-stone-700 dark:bg-stone-100 dark:text-stone-900 dark:hover:bg-stone-300";
+
+export const buttonSecondary =
+  "inline-flex items-center justify-center rounded-md border border-stone-300 px-4 py-2 text-sm font-medium hover:bg-stone-100 dark:border-stone-700 dark:hover:bg-stone-800";

@@ -1,0 +1,113 @@
+import type { TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+import { ZodError } from "zod";
+import { APP_ERROR_CODES, isAppError, type TAppErrorCode, toPublicError } from "@/server/errors";
+import { logger as rootLogger, type TLogger } from "@/server/logger";
+
+/**
+ * Turns any error that leaves a procedure into the shape the client sees.
+ * - AppError → its code from APP_ERROR_CODES (tRPC code + HTTP status) and its user-facing message.
+ * - Input validation (zod) → BAD_REQUEST with per-field issues.
+ * - tRPC's own client errors (unknown procedure, bad JSON…) → kept as they are.
+ * - Anything else → a generic INTERNAL message; the real error is logged with the request id.
+ * Stack traces are never sent, in any environment.
+ */
+
+export type TFieldIssue = { path: string; message: string };
+
+export type TErrorData = {
+  /** tRPC code key, e.g. NOT_FOUND. */
+  code: TRPC_ERROR_CODE_KEY;
+  /** The domain code, e.g. NOT_CONFIGURED; the one clients should branch on. */
+  appCode: TAppErrorCode;
+  httpStatus: number;
+  path?: string;
+  requestId?: string;
+  details?: Record<string, unknown>;
+  issues?: TFieldIssue[];
+};
+
+export type TErrorShape = { message: string; code: TRPCDefaultErrorShape["code"]; data: TErrorData };
+
+type TFormatterInput = {
+  error: TRPCError;
+  shape: TRPCDefaultErrorShape;
+  path: string | undefined;
+  ctx: { log?: TLogger; requestId?: string } | undefined;
+};
+
+/** tRPC codes that describe a bad request, which are safe to report as they are. */
+const CLIENT_TRPC_CODES: ReadonlySet<TRPC_ERROR_CODE_KEY> = new Set([
+  "PARSE_ERROR",
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "METHOD_NOT_SUPPORTED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "TOO_MANY_REQUESTS",
+  "CLIENT_CLOSED_REQUEST",
+]);
+
+/** The reverse of APP_ERROR_CODES for tRPC-raised errors (first match wins). */
+function appCodeForTrpcCode(code: TRPC_ERROR_CODE_KEY): TAppErrorCode {
+  for (const [appCode, entry] of Object.entries(APP_ERROR_CODES)) {
+    if (entry.trpc === code) return appCode as TAppErrorCode;
+  }
+  return code === "UNPROCESSABLE_CONTENT" ? "UNPROCESSABLE" : "BAD_REQUEST";
+}
+
+function zodIssues(error: ZodError): TFieldIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+function build(
+  trpcCode: TRPC_ERROR_CODE_KEY,
+  httpStatus: number,
+  message: string,
+  extra: Omit<TErrorData, "code" | "httpStatus">,
+): TErrorShape {
+  return { message, code: TRPC_ERROR_CODES_BY_KEY[trpcCode], data: { code: trpcCode, httpStatus, ...extra } };
+}
+
+export function formatTrpcError({ error, shape, path, ctx }: TFormatterInput): TErrorShape {
+  const cause = error.cause;
+  const requestId = ctx?.requestId;
+  const base = { path, requestId };
+
+  if (isAppError(cause)) {
+    const mapping = APP_ERROR_CODES[cause.code];
+    if (cause.code === "INTERNAL") logInternal(ctx, path, cause);
+    const pub = toPublicError(cause);
+    return build(mapping.trpc, mapping.http, pub.message, { ...base, appCode: cause.code, details: pub.details });
+  }
+
+  if (error.code === "BAD_REQUEST" && cause instanceof ZodError) {
+    return build("BAD_REQUEST", 400, "The request is invalid.", {
+      ...base,
+      appCode: "BAD_REQUEST",
+      issues: zodIssues(cause),
+    });
+  }
+
+  if (CLIENT_TRPC_CODES.has(error.code)) {
+    // Raised by tRPC itself or deliberately by our middlewares: the message is ours, not an internal one.
+    return build(error.code, shape.data.httpStatus, error.message, {
+      ...base,
+      appCode: appCodeForTrpcCode(error.code),
+    });
+  }
+
+  logInternal(ctx, path, cause ?? error);
+  const pub = toPublicError(cause ?? error);
+  return build("INTERNAL_SERVER_ERROR", 500, pub.message, { ...base, appCode: "INTERNAL" });
+}
+
+function logInternal(ctx: TFormatterInput["ctx"], path: string | undefined, error: unknown): void {
+  const log = ctx?.log ?? rootLogger;
+  log.error("request failed", {
+    path,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  });
+}

@@ -1,0 +1,30 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { getSystemStatus } from "@/server/system/get-system-status";
+import { heartbeats } from "@/server/system/heartbeat";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+
+export const ZHeartbeatInputSchema = z
+  .object({
+    /** Sent back by the client on reconnect (tracked event id). */
+    lastEventId: z
+      .string()
+      .regex(/^\d{1,15}$/)
+      .nullish(),
+    intervalMs: z.number().int().min(100).max(60_000).default(15_000),
+  })
+  .optional();
+export type THeartbeatInput = z.input<typeof ZHeartbeatInputSchema>;
+
+export const systemRouter = createTRPCRouter({
+  /** Configuration the UI shows: AI mode and models, database kind and location, version. */
+  status: publicProcedure.query(() => getSystemStatus()),
+
+  /** A numbered tick over SSE; proves subscriptions end to end and lets pages detect a live server. */
+  heartbeat: publicProcedure.input(ZHeartbeatInputSchema).subscription(async function* ({ input, signal }) {
+    const after = input?.lastEventId ? Number(input.lastEventId) : 0;
+    for await (const beat of heartbeats({ intervalMs: input?.intervalMs ?? 15_000, after, signal })) {
+      yield tracked(String(beat.seq), beat);
+    }
+  }),
+});

@@ -1,0 +1,38 @@
+import "server-only";
+import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
+import { createTRPCOptionsProxy, type TRPCQueryOptions } from "@trpc/tanstack-react-query";
+import { headers } from "next/headers";
+import { cache, type ReactNode } from "react";
+import { makeQueryClient } from "./query-client";
+import { appRouter, createCaller } from "./root";
+import { createTRPCContext } from "./trpc";
+
+/**
+ * Helpers for React Server Components. Everything is per request (React `cache`), and reading
+ * `headers()` makes every page that uses them dynamic — the database is never touched at build time.
+ */
+
+const createContext = cache(async () => {
+  const incoming = await headers();
+  const forwarded = new Headers(incoming);
+  forwarded.set("x-trpc-source", "rsc");
+  return createTRPCContext({ headers: forwarded });
+});
+
+export const getQueryClient = cache(makeQueryClient);
+
+/** `trpc.system.status.queryOptions()` etc., executed in-process (no HTTP hop). */
+export const trpc = createTRPCOptionsProxy({ ctx: createContext, router: appRouter, queryClient: getQueryClient });
+
+/** Direct calls when a server component only needs the data and no client cache. */
+export const getServerCaller = cache(async () => createCaller(await createContext()));
+
+/** Starts a query on the server; pair with <HydrateClient> so client components find it in cache. */
+// biome-ignore lint/suspicious/noExplicitAny: accepts any tRPC query options, as the tRPC docs' helper does
+export function prefetch<T extends ReturnType<TRPCQueryOptions<any>>>(queryOptions: T): Promise<void> {
+  return getQueryClient().prefetchQuery(queryOptions);
+}
+
+export function HydrateClient({ children }: { children: ReactNode }) {
+  return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
+}

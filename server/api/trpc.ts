@@ -1,0 +1,69 @@
+/**
+ * The one tRPC init file: context, transformer, error formatting and the procedure builders.
+ * Routers import `createTRPCRouter` and the procedures from here, nothing else from @trpc/server/init.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { getDb, type TDb } from "@/server/db";
+import { APP_ERROR_CODES, isAppError } from "@/server/errors";
+import { logger, type TLogger } from "@/server/logger";
+import { formatTrpcError } from "./error-formatter";
+import { pickRequestId } from "./request-id";
+import { resolveSessionUser, type TSessionUser } from "./session-user";
+
+export type TTrpcContext = {
+  db: TDb;
+  /** null when nobody is signed in (cannot happen yet: the local user is always the caller). */
+  user: TSessionUser | null;
+  log: TLogger;
+  requestId: string;
+  headers: Headers;
+};
+
+/** Builds the context for one request (HTTP handler and RSC both call this). */
+export async function createTRPCContext(opts: { headers: Headers }): Promise<TTrpcContext> {
+  const requestId = pickRequestId(opts.headers);
+  const db = await getDb();
+  const user = await resolveSessionUser(db, opts.headers);
+  return { db, user, log: logger.child({ requestId }), requestId, headers: opts.headers };
+}
+
+const t = initTRPC.context<TTrpcContext>().create({
+  transformer: superjson,
+  errorFormatter: formatTrpcError,
+  // Stack traces never leave the server, whatever NODE_ENV says.
+  isDev: false,
+  sse: {
+    // Keeps proxies from closing quiet streams; the client reconnects if pings stop.
+    ping: { enabled: true, intervalMs: 10_000 },
+    client: { reconnectAfterInactivityMs: 25_000 },
+  },
+});
+
+/**
+ * Gives AppErrors their mapped tRPC code as the error travels (so server callers — RSC, createCaller —
+ * see NOT_FOUND rather than INTERNAL_SERVER_ERROR). The formatter does the same for the wire.
+ */
+const appErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause) && result.error.code === "INTERNAL_SERVER_ERROR") {
+    const cause = result.error.cause;
+    return {
+      ...result,
+      error: new TRPCError({ code: APP_ERROR_CODES[cause.code].trpc, message: cause.message, cause }),
+    };
+  }
+  return result;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const mergeRouters = t.mergeRouters;
+
+export const publicProcedure = t.procedure.use(appErrors);
+
+/** Requires a signed-in user; `ctx.user` is non-null inside. */
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return next({ ctx: { user: ctx.user } });
+});

@@ -1,0 +1,87 @@
+import { expect, test } from "@playwright/test";
+
+test.describe("app shell", () => {
+  test("feed shows the AI status and tells a newcomer what to do first", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("heading", { level: 1, name: "Feed" })).toBeVisible();
+    await expect(page.getByTestId("ai-status")).toHaveText("AI off — built-in rules");
+    await expect(page.getByTestId("ai-status")).toHaveAttribute("data-mode", "rules");
+
+    await page.getByRole("link", { name: "Create your first tracker" }).click();
+    await expect(page).toHaveURL(/\/trackers\/new$/);
+    await expect(page.getByRole("heading", { name: "Tracker setup arrives soon" })).toBeVisible();
+    // A placeholder, not a fake form.
+    await expect(page.locator("main form, main input, main textarea")).toHaveCount(0);
+  });
+
+  test("navigates Feed → Trackers → Settings with the keyboard", async ({ page }) => {
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+
+    // The skip link is the first stop, then the brand, then the navigation.
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+
+    await nav.getByRole("link", { name: "Trackers" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/trackers$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Trackers" })).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Trackers" })).toHaveAttribute("aria-current", "page");
+    await expect(page.getByRole("heading", { name: "No trackers yet" })).toBeVisible();
+    await expect(page.getByTestId("ai-status")).toHaveText("AI off — built-in rules");
+
+    await nav.getByRole("link", { name: "Settings" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/settings$/);
+    await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+    await expect(page.getByTestId("ai-status")).toHaveText("AI off — built-in rules");
+
+    await nav.getByRole("link", { name: "Feed" }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(nav.getByRole("link", { name: "Feed" })).toHaveAttribute("aria-current", "page");
+  });
+
+  test("settings shows the configuration and no secrets", async ({ page }) => {
+    await page.goto("/settings");
+    await expect(page.getByTestId("settings-ai-mode")).toHaveText("Off — built-in rules");
+    await expect(page.getByTestId("settings-ai-model-judge")).toContainText("none — built-in rules");
+    await expect(page.getByTestId("settings-database-kind")).toHaveText("Embedded PostgreSQL (PGlite)");
+    await expect(page.getByTestId("settings-database-location")).not.toBeEmpty();
+
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).not.toMatch(/sk-[A-Za-z0-9]/);
+    expect(text).not.toMatch(/api[_ -]?key\s*[:=]/i);
+  });
+
+  test("unknown pages get a not-found page inside the shell", async ({ page }) => {
+    const response = await page.goto("/no-such-page");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(page.getByTestId("ai-status")).toBeVisible();
+  });
+
+  test("the health endpoint reports the embedded database", async ({ request }) => {
+    const res = await request.get("/api/health");
+    expect(res.status()).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, database: "embedded" });
+  });
+
+  test("tRPC subscriptions stream over SSE through the production server", async ({ page }) => {
+    await page.goto("/");
+    const ids = await page.evaluate(async () => {
+      const input = encodeURIComponent(JSON.stringify({ json: { intervalMs: 100 } }));
+      const source = new EventSource(`/api/trpc/system.heartbeat?input=${input}`);
+      const seen: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        source.onmessage = (event) => {
+          seen.push(event.lastEventId);
+          if (seen.length === 3) resolve();
+        };
+        setTimeout(() => reject(new Error(`only ${seen.length} events`)), 5_000);
+      });
+      source.close();
+      return seen;
+    });
+    expect(ids).toEqual(["1", "2", "3"]);
+  });
+});
