@@ -194,7 +194,7 @@ async function warmUp(port: number, server: ChildProcess): Promise<void> {
   }
 }
 
-/** Resident memory of the server and its child processes (Next may fork workers), for the start-up report. */
+/** Resident memory of the whole app: this launcher, the server and any processes it forks, for the start-up report. */
 function serverRss(server: ChildProcess): string {
   try {
     const parents = new Map<number, number>();
@@ -209,7 +209,7 @@ function serverRss(server: ChildProcess): string {
         // the process ended while we looked
       }
     }
-    const tree = new Set([server.pid]);
+    const tree = new Set([process.pid, server.pid]);
     for (let grew = true; grew; ) {
       grew = false;
       for (const [pid, ppid] of parents) {
