@@ -1,0 +1,41 @@
+export { canonicalJson } from "../lib/canonical-json";
+export {
+  capabilityConfigFromEnv,
+  DEFAULT_USER_AGENT,
+  makeCapabilityConfig,
+  type TCapabilityConfig,
+  type TFetchConfig,
+  type TMapsConfig,
+} from "./config";
+export { CapabilityFailure, completed, failed } from "./envelope";
+export {
+  MAPS_PLACE,
+  mapsPlace,
+  type TMapsPlaceInput,
+  type TMapsPlaceOutput,
+  ZMapsPlaceInputSchema,
+  ZMapsPlaceOutputSchema,
+} from "./maps-place";
+export { normalizePlace, PLACE_FIELD_MASK, type TPlace, ZPlaceSchema } from "./maps-place/normalize-place";
+export { executeCapability, getCapability, listCapabilities, parseCapabilityInput } from "./registry";
+export * from "./types";
+export { createMemoryLedger, defaultCallKey } from "./usage";
+export {
+  type TWebScrapeInput,
+  type TWebScrapeOutput,
+  WEB_SCRAPE,
+  webScrape,
+  ZWebScrapeInputSchema,
+  ZWebScrapeOutputSchema,
+} from "./web-scrape";
+export { cleanUrl, isTrackingParam } from "./web-scrape/clean-url";
+export { detectPrices, parseAmount, type TDetectedPrice } from "./web-scrape/detect-prices";
+export {
+  formatStructuredDocument,
+  type TDocumentInput,
+  type TStructuredDocument,
+  ZStructuredDocumentSchema,
+} from "./web-scrape/format-structured-document";
+export { hashStructuredDocument } from "./web-scrape/hash-structured-document";
+export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
+export { VOLATILE_JSON_KEYS } from "./web-scrape/volatile-keys";

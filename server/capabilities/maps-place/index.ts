@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { CapabilityFailure, completed, failed } from "../envelope";
+import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
+import { recordUsage } from "../usage";
+import { ZStructuredDocumentSchema } from "../web-scrape/format-structured-document";
+import { normalizePlace, placeToDocument, ZPlaceSchema } from "./normalize-place";
+import { fetchPlaceDetails } from "./places-client";
+
+export const ZMapsPlaceInputSchema = z.object({
+  placeId: z
+    .string()
+    .trim()
+    .transform((v) => v.replace(/^places\//, "")) // accept the API resource name too
+    .pipe(
+      z
+        .string()
+        .min(1, "Enter a Google Maps place ID (it looks like ChIJN1t_tDeuEmsRUsoyG83frY4).")
+        .max(512, "That is too long to be a Google Maps place ID.")
+        .regex(
+          /^[A-Za-z0-9_-]+$/,
+          "A Google Maps place ID contains only letters, digits, - and _ (e.g. ChIJN1t_tDeuEmsRUsoyG83frY4).",
+        ),
+    ),
+});
+export type TMapsPlaceInput = z.infer<typeof ZMapsPlaceInputSchema>;
+
+export const ZMapsPlaceOutputSchema = z.object({
+  place: ZPlaceSchema,
+  /** Hash this (with the definition version). */
+  document: ZStructuredDocumentSchema,
+  fetchedAt: z.string(),
+});
+export type TMapsPlaceOutput = z.infer<typeof ZMapsPlaceOutputSchema>;
+
+export const MAPS_PLACE = "maps.place";
+
+async function readPlace(
+  input: TMapsPlaceInput,
+  ctx: TCapabilityContext,
+): Promise<TCapabilityEnvelope<TMapsPlaceOutput>> {
+  const { apiKey, baseUrl, timeoutMs } = ctx.config.maps;
+  if (!apiKey) {
+    return failed(
+      "NOT_CONFIGURED",
+      "Google Maps is not configured: set GOOGLE_MAPS_API_KEY to a key with the Places API (New) enabled, then restart the app.",
+    );
+  }
+  const startedAt = new Date();
+  const stats = { requests: 0, bytes: 0, httpStatus: undefined as number | undefined };
+  let envelope: TCapabilityEnvelope<TMapsPlaceOutput>;
+  try {
+    const raw = await fetchPlaceDetails(input.placeId, { apiKey, baseUrl, timeoutMs, signal: ctx.signal, stats });
+    const place = normalizePlace(raw, input.placeId);
+    envelope = completed({ place, document: placeToDocument(place), fetchedAt: startedAt.toISOString() });
+  } catch (err) {
+    envelope =
+      err instanceof CapabilityFailure
+        ? err.toEnvelope()
+        : failed(
+            "INTERNAL",
+            `Reading the Google Maps place failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`,
+          );
+  }
+  await recordUsage(ctx, MAPS_PLACE, input, envelope, stats, startedAt);
+  return envelope;
+}
+
+export const mapsPlace: TCapability<TMapsPlaceInput, TMapsPlaceOutput> = {
+  name: MAPS_PLACE,
+  description:
+    "Reads a Google Maps place (Places API New) and returns a normalized place: name, rating, review count, opening hours, price level, business status, description, address, website and phone.",
+  inputSchema: ZMapsPlaceInputSchema as z.ZodType<TMapsPlaceInput>,
+  outputSchema: ZMapsPlaceOutputSchema,
+  execute: readPlace,
+};

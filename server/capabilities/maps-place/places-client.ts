@@ -1,0 +1,128 @@
+import { CapabilityFailure } from "../envelope";
+import { PLACE_FIELD_MASK, type TGooglePlace, ZGooglePlaceSchema } from "./normalize-place";
+
+/**
+ * GET {baseUrl}/v1/places/{placeId} — Places API (New) place details. The base URL is operator
+ * configuration (a local fake in tests), so it is trusted and not subject to the scrape SSRF rules.
+ */
+export type TPlacesRequest = {
+  apiKey: string;
+  baseUrl: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  stats: { requests: number; bytes: number; httpStatus?: number };
+  languageCode?: string;
+};
+
+const MAX_BYTES = 1_000_000;
+
+type TGoogleError = { error?: { code?: number; message?: string; status?: string } };
+
+function describeError(status: number, body: string, placeId: string): CapabilityFailure {
+  let g: TGoogleError["error"];
+  try {
+    g = (JSON.parse(body) as TGoogleError).error;
+  } catch {
+    g = undefined;
+  }
+  const why = g?.message ? `: ${g.message.slice(0, 300)}` : "";
+  const tag = `${status}${g?.status ? ` ${g.status}` : ""}`;
+  const details = { httpStatus: status, googleStatus: g?.status };
+  if (status === 404) {
+    return new CapabilityFailure(
+      "NOT_FOUND",
+      `Google Maps has no place with ID ${placeId} (${tag}). Check the place ID; it may have been removed or merged.`,
+      false,
+      details,
+    );
+  }
+  if (status === 400) {
+    return new CapabilityFailure(
+      "INVALID_INPUT",
+      `Google Maps rejected the request (${tag}${why}). Check the place ID ${placeId}.`,
+      false,
+      details,
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new CapabilityFailure(
+      "UNAUTHORIZED",
+      `Google Maps refused the API key (${tag}${why}). Check GOOGLE_MAPS_API_KEY and that the Places API (New) is enabled for it.`,
+      false,
+      details,
+    );
+  }
+  if (status === 429) {
+    return new CapabilityFailure(
+      "RATE_LIMITED",
+      `Google Maps quota exceeded (${tag}${why}). It will be retried later; raise the quota if this persists.`,
+      true,
+      details,
+    );
+  }
+  return new CapabilityFailure(
+    "HTTP_ERROR",
+    `Google Maps answered ${tag}${why}. ${status >= 500 ? "This is usually temporary; it will be retried." : ""}`.trim(),
+    status >= 500,
+    details,
+  );
+}
+
+export async function fetchPlaceDetails(placeId: string, req: TPlacesRequest): Promise<TGooglePlace> {
+  const url = new URL(`/v1/places/${encodeURIComponent(placeId)}`, req.baseUrl);
+  if (req.languageCode) url.searchParams.set("languageCode", req.languageCode);
+  const timeout = AbortSignal.timeout(req.timeoutMs);
+  const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  let res: Response;
+  let body: string;
+  try {
+    req.stats.requests++;
+    res = await fetch(url, {
+      headers: { "X-Goog-Api-Key": req.apiKey, "X-Goog-FieldMask": PLACE_FIELD_MASK, accept: "application/json" },
+      signal,
+      redirect: "error",
+    });
+    req.stats.httpStatus = res.status;
+    body = await res.text();
+    req.stats.bytes += body.length;
+  } catch (err) {
+    if (timeout.aborted) {
+      throw new CapabilityFailure(
+        "TIMEOUT",
+        `Google Maps did not answer within ${req.timeoutMs / 1000} s. It will be retried.`,
+        true,
+      );
+    }
+    if (req.signal?.aborted) throw new CapabilityFailure("ABORTED", "The Google Maps request was cancelled.", true);
+    const cause =
+      (err as { cause?: { code?: string } }).cause?.code ?? (err instanceof Error ? err.message : String(err));
+    throw new CapabilityFailure(
+      "CONNECTION_FAILED",
+      `Could not reach Google Maps at ${url.origin} (${cause}). It will be retried.`,
+      true,
+    );
+  }
+  if (body.length > MAX_BYTES) {
+    throw new CapabilityFailure("INVALID_RESPONSE", "Google Maps sent an unexpectedly large response.", true);
+  }
+  if (!res.ok) throw describeError(res.status, body, placeId);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new CapabilityFailure(
+      "INVALID_RESPONSE",
+      "Google Maps sent a response that is not valid JSON. It will be retried.",
+      true,
+    );
+  }
+  const parsed = ZGooglePlaceSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new CapabilityFailure(
+      "INVALID_RESPONSE",
+      "Google Maps sent a place in an unexpected shape. It will be retried.",
+      true,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import type { TCapabilityConfig } from "./config";
+
+/** Stable, machine-readable failure codes. Messages are for people; codes are for code. */
+export const ZCapabilityErrorCodeSchema = z.enum([
+  "INVALID_INPUT",
+  "UNKNOWN_CAPABILITY",
+  "BLOCKED_ADDRESS",
+  "UNSUPPORTED_URL",
+  "DNS_FAILED",
+  "CONNECTION_FAILED",
+  "TIMEOUT",
+  "TOO_LARGE",
+  "TOO_MANY_REDIRECTS",
+  "REDIRECT_LOOP",
+  "UNSUPPORTED_CONTENT_TYPE",
+  "HTTP_ERROR",
+  "INVALID_RESPONSE",
+  "NOT_CONFIGURED",
+  "NOT_FOUND",
+  "UNAUTHORIZED",
+  "RATE_LIMITED",
+  "ABORTED",
+  "INTERNAL",
+]);
+export type TCapabilityErrorCode = z.infer<typeof ZCapabilityErrorCodeSchema>;
+
+export const ZCapabilityErrorSchema = z.object({
+  code: ZCapabilityErrorCodeSchema,
+  /** Written for the user: what happened and what to do about it. */
+  message: z.string(),
+  /** True when the same call may succeed later (timeouts, 429, 5xx); the hot loop backs off. */
+  retryable: z.boolean(),
+  /** Safe extras (HTTP status, blocked address…); never secrets. */
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type TCapabilityError = z.infer<typeof ZCapabilityErrorSchema>;
+
+export const ZCapabilityStatusSchema = z.enum(["completed", "failed", "partial"]);
+export type TCapabilityStatus = z.infer<typeof ZCapabilityStatusSchema>;
+
+/** The one shape every verb returns. `partial` carries results *and* an error saying what is missing. */
+export type TCapabilityEnvelope<TResults> = {
+  status: TCapabilityStatus;
+  results?: TResults;
+  error?: TCapabilityError;
+};
+
+export function makeEnvelopeSchema<T extends z.ZodType>(results: T) {
+  return z.object({
+    status: ZCapabilityStatusSchema,
+    results: results.optional(),
+    error: ZCapabilityErrorSchema.optional(),
+  });
+}
+
+/** What a verb reports about one real upstream call (one capability execution that hit the network). */
+export type TUsageInfo = {
+  capability: string;
+  /** The validated input (never contains secrets: keys live in config). */
+  input: unknown;
+  status: TCapabilityStatus;
+  errorCode?: TCapabilityErrorCode;
+  /** HTTP status of the final response, when there was one. */
+  httpStatus?: number;
+  /** HTTP requests made, redirect hops included. */
+  requests: number;
+  bytes: number;
+  durationMs: number;
+  startedAt: Date;
+};
+
+/**
+ * Usage/billing hook. Called exactly once per execution that reached an upstream (no call for
+ * invalid input, blocked addresses or missing keys). The lead backs it with a table unique on
+ * (runId, callKey), so recording the same callKey again (a redelivered run) is a no-op there.
+ * Errors thrown here propagate: a run should rather fail than use an unrecorded result.
+ */
+export type TUsageLedger = {
+  record(callKey: string, info: TUsageInfo): void | Promise<void>;
+};
+
+export type TCapabilityContext = {
+  config: TCapabilityConfig;
+  signal?: AbortSignal;
+  ledger?: TUsageLedger;
+  /**
+   * Idempotency key of this call within its run. Defaults to `<verb>:<sha256(input) prefix>`,
+   * so a redelivered run re-executing the same call reuses the same key.
+   */
+  callKey?: string;
+};
+
+export type TCapability<TInput = unknown, TResults = unknown> = {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<TInput>;
+  /** Schema of `results` (the envelope wraps it). */
+  outputSchema: z.ZodType<TResults>;
+  /** Never throws for expected failures: they come back as `status: "failed"` envelopes. */
+  execute(input: TInput, ctx: TCapabilityContext): Promise<TCapabilityEnvelope<TResults>>;
+};

@@ -1,0 +1,40 @@
+import type { TField } from "./field-schema";
+import { formatNumber, formatPercent } from "./format-number";
+import { DEFAULT_RULE, type TMaterialityRule } from "./materiality-rule-schema";
+
+/**
+ * One plain-language line per rule for the setup UI:
+ * "rating: material when it moves by 0.2 or more", "price: material on a 5% move or more",
+ * "description: the agent decides".
+ */
+export function describeRule(
+  field: Pick<TField, "name" | "unit" | "currency">,
+  rule: TMaterialityRule = DEFAULT_RULE,
+): string {
+  const name = field.name;
+  switch (rule.kind) {
+    case "ignore":
+      return `${name}: ignored — changes are never flagged`;
+    case "any_change":
+      return `${name}: material on any change`;
+    case "ask_agent":
+      return rule.guidance ? `${name}: the agent decides — “${rule.guidance}”` : `${name}: the agent decides`;
+    case "numeric": {
+      const direction = rule.direction ?? "any";
+      const unit = field.unit ?? field.currency;
+      const absolute = rule.absolute === undefined ? null : `${formatNumber(rule.absolute)}${unit ? ` ${unit}` : ""}`;
+      const relative = rule.relative === undefined ? null : formatPercent(rule.relative);
+      const tail = direction === "up" ? " (drops are noise)" : direction === "down" ? " (rises are noise)" : "";
+      if (absolute && relative) {
+        const verb = direction === "up" ? "rises" : direction === "down" ? "falls" : "moves";
+        return `${name}: material when it ${verb} by ${absolute} or more, or by ${relative} or more${tail}`;
+      }
+      if (absolute) {
+        const verb = direction === "up" ? "rises" : direction === "down" ? "falls" : "moves";
+        return `${name}: material when it ${verb} by ${absolute} or more${tail}`;
+      }
+      const move = direction === "up" ? "rise" : direction === "down" ? "drop" : "move";
+      return `${name}: material on a ${relative} ${move} or more${tail}`;
+    }
+  }
+}

@@ -1,0 +1,12 @@
+export { canonicalJson } from "../../lib/canonical-json";
+export * from "./build-record-schema";
+export * from "./describe-rule";
+export * from "./field-schema";
+export * from "./format-number";
+export * from "./identity-rule-schema";
+export * from "./materiality-rule-schema";
+export * from "./parse-definition";
+export * from "./record-types";
+export * from "./regex-safety";
+export * from "./reserved-fields";
+export * from "./tracker-definition-schema";

@@ -1,0 +1,2 @@
+export * from "./diff-records";
+export * from "./normalise-value";

@@ -1,0 +1,53 @@
+import type { LanguageModel } from "ai";
+import type { TDeltas } from "../diff/diff-records";
+import { type TModelUsage, ZERO_USAGE } from "../fill/model-usage";
+import { callStructured } from "../fill/structured-call";
+import { judgeDeltasRulesMode } from "./fallback";
+import { buildJudgePrompt, buildJudgeRepairMessage, JUDGE_INSTRUCTIONS } from "./prompt";
+import { buildJudgeJsonSchema, type TJudgeVerdict, validateJudgeOutput } from "./schema";
+
+export type TJudgeDeltasInput = {
+  decision: string;
+  /** Only the deltas code left undecided (see pickUndecided). */
+  deltas: TDeltas;
+  /** Per field, what it means (see describeFieldsForJudge). */
+  fieldDescriptions: Record<string, string>;
+  /** Retrieved context-file chunks; untrusted, wrapped as such in the prompt. */
+  context: string[];
+  /** null = rules mode: every delta becomes notable, no call. */
+  model: LanguageModel | null;
+  /** Transport retries per call; the validation repair is separate and at most one. */
+  maxRetries?: number;
+  abortSignal?: AbortSignal;
+};
+
+export type TJudgeDeltasResult = {
+  verdicts: Record<string, TJudgeVerdict>;
+  modelCalls: number;
+  usage: TModelUsage;
+};
+
+/**
+ * ONE structured-output call judges all undecided deltas together. Output is validated: unknown
+ * fields dropped, a missing field or bad verdict → one repair call → IntelligenceModelError
+ * (task "judge"). No deltas → no call.
+ */
+export async function judgeDeltas(input: TJudgeDeltasInput): Promise<TJudgeDeltasResult> {
+  const names = Object.keys(input.deltas);
+  if (names.length === 0) return { verdicts: {}, modelCalls: 0, usage: ZERO_USAGE };
+  if (input.model === null) return { verdicts: judgeDeltasRulesMode(input.deltas), modelCalls: 0, usage: ZERO_USAGE };
+
+  const { value, modelCalls, usage } = await callStructured({
+    task: "judge",
+    model: input.model,
+    instructions: JUDGE_INSTRUCTIONS,
+    prompt: buildJudgePrompt(input),
+    schema: buildJudgeJsonSchema(names),
+    schemaName: "change_verdicts",
+    validate: (answer) => validateJudgeOutput(names, answer),
+    repairMessage: buildJudgeRepairMessage,
+    maxRetries: input.maxRetries ?? 2,
+    abortSignal: input.abortSignal,
+  });
+  return { verdicts: value, modelCalls, usage };
+}

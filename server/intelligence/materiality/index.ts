@@ -1,0 +1,4 @@
+export * from "./evaluate-deltas";
+export * from "./pick-undecided";
+export * from "./summarise-verdicts";
+export * from "./verdict-types";

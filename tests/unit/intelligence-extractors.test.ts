@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import type { TField, TTrackerDefinition } from "@/server/intelligence/definition";
+import { applyExtractors, coerceValue, parseNumberText, resolveJsonPointer } from "@/server/intelligence/fill";
+
+function def(fields: TField[]): TTrackerDefinition {
+  return { fields, identityRule: { kind: "input" }, materiality: {} };
+}
+
+describe("parseNumberText", () => {
+  it.each([
+    ["4.3", 4.3],
+    ["$1,299.00", 1299],
+    ["1.299,00 €", 1299],
+    ["1 299,50", 1299.5],
+    ["4,3", 4.3],
+    ["312 reviews", 312],
+    ["−2.5", -2.5],
+    ["1.299.000", 1299000],
+    ["CHF 1'250", 1250],
+  ])("%s → %s", (text, expected) => {
+    expect(parseNumberText(text)).toBe(expected);
+  });
+
+  it.each(["4.3 out of 5", "no price", "", "1,2,3"])("refuses %j", (text) => {
+    expect(parseNumberText(text)).toBeNull();
+  });
+});
+
+describe("resolveJsonPointer", () => {
+  const doc = { a: { "b/c": [10, { "~x": "y" }] }, n: null };
+  it("follows RFC 6901 escapes and array indices", () => {
+    expect(resolveJsonPointer(doc, "/a/b~1c/0")).toEqual({ found: true, value: 10 });
+    expect(resolveJsonPointer(doc, "/a/b~1c/1/~0x")).toEqual({ found: true, value: "y" });
+    expect(resolveJsonPointer(doc, "")).toEqual({ found: true, value: doc });
+    expect(resolveJsonPointer(doc, "/n")).toEqual({ found: true, value: null });
+  });
+  it("misses cleanly, and never walks the prototype", () => {
+    expect(resolveJsonPointer(doc, "/a/missing")).toEqual({ found: false });
+    expect(resolveJsonPointer(doc, "/a/b~1c/5")).toEqual({ found: false });
+    expect(resolveJsonPointer(doc, "/a/b~1c/-")).toEqual({ found: false });
+    expect(resolveJsonPointer(doc, "/constructor")).toEqual({ found: false });
+  });
+});
+
+describe("coerceValue", () => {
+  const money: TField = { name: "price", type: "money", description: "p", currency: "USD" };
+  const flag: TField = { name: "in_stock", type: "boolean", description: "b" };
+  it("reads money with the field's or the shown currency", () => {
+    expect(coerceValue(money, "$1,299.00")).toEqual({ ok: true, value: { amount: 1299, currency: "USD" } });
+    expect(coerceValue(money, "€12,50")).toEqual({ ok: true, value: { amount: 12.5, currency: "EUR" } });
+    expect(coerceValue(money, "NEW: GBP 40")).toEqual({ ok: true, value: { amount: 40, currency: "GBP" } });
+    expect(coerceValue(money, 9.9)).toEqual({ ok: true, value: { amount: 9.9, currency: "USD" } });
+    expect(coerceValue(money, { price: "19.99", priceCurrency: "eur" })).toEqual({
+      ok: true,
+      value: { amount: 19.99, currency: "EUR" },
+    });
+  });
+  it("never guesses booleans", () => {
+    expect(coerceValue(flag, "In stock").ok).toBe(false);
+    expect(coerceValue(flag, " Yes ")).toEqual({ ok: true, value: true });
+    expect(coerceValue(flag, "false")).toEqual({ ok: true, value: false });
+    expect(coerceValue(flag, 1).ok).toBe(false);
+  });
+  it("keeps integers whole and enums canonical", () => {
+    const count: TField = { name: "n", type: "integer", description: "n" };
+    expect(coerceValue(count, "1,204 reviews")).toEqual({ ok: true, value: 1204 });
+    expect(coerceValue(count, 4.5).ok).toBe(false);
+    const status: TField = { name: "s", type: "enum", description: "s", enumValues: ["Open", "Closed"] };
+    expect(coerceValue(status, " closed ")).toEqual({ ok: true, value: "Closed" });
+    expect(coerceValue(status, "ajar").ok).toBe(false);
+  });
+});
+
+describe("applyExtractors", () => {
+  const html = `<html><body>
+    <h1 class="name">  Chez   Nous </h1>
+    <span class="price">$1,299.00</span>
+    <meta itemprop="ratingValue" content="4.3">
+    <ul><li class="tag">vegan</li><li class="tag">wine bar</li></ul>
+    <p class="stock">In stock</p>
+  </body></html>`;
+  const text = "Chez Nous. Rated by 312 reviews. Opening year: 1999. Open: yes";
+
+  it("fills fields by JSON pointer, CSS and regex, coerced to their types", () => {
+    const definition = def([
+      {
+        name: "rating",
+        type: "number",
+        description: "r",
+        extractor: { kind: "css", selector: "meta[itemprop=ratingValue]", attribute: "content" },
+      },
+      { name: "name", type: "string", description: "n", extractor: { kind: "css", selector: "h1.name" } },
+      {
+        name: "price",
+        type: "money",
+        description: "p",
+        currency: "USD",
+        extractor: { kind: "css", selector: ".price" },
+      },
+      { name: "tags", type: "string_list", description: "t", extractor: { kind: "css", selector: "li.tag" } },
+      {
+        name: "review_count",
+        type: "integer",
+        description: "c",
+        extractor: { kind: "regex", pattern: "(\\d+) reviews" },
+      },
+      {
+        name: "year",
+        type: "integer",
+        description: "y",
+        extractor: { kind: "regex", pattern: "Opening year: (?<y>\\d{4})", group: "y" },
+      },
+      { name: "open", type: "boolean", description: "o", extractor: { kind: "regex", pattern: "Open: (\\w+)" } },
+      {
+        name: "place_id",
+        type: "string",
+        description: "id",
+        extractor: { kind: "json_pointer", pointer: "/place/id" },
+      },
+      { name: "summary", type: "string", description: "no extractor: left to the model" },
+    ]);
+    const { values, warnings } = applyExtractors(definition, { json: { place: { id: "abc" } }, html, text });
+    expect(values).toEqual({
+      rating: 4.3,
+      name: "Chez Nous",
+      price: { amount: 1299, currency: "USD" },
+      tags: ["vegan", "wine bar"],
+      review_count: 312,
+      year: 1999,
+      open: true,
+      place_id: "abc",
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it("turns misses and failed coercions into null plus a warning", () => {
+    const definition = def([
+      { name: "in_stock", type: "boolean", description: "s", extractor: { kind: "css", selector: "p.stock" } },
+      { name: "sku", type: "string", description: "s", extractor: { kind: "css", selector: "#sku" } },
+      { name: "rating", type: "number", description: "r", extractor: { kind: "json_pointer", pointer: "/rating" } },
+      { name: "count", type: "integer", description: "c", extractor: { kind: "regex", pattern: "(\\d+) reviews" } },
+    ]);
+    const { values, warnings } = applyExtractors(definition, { json: {}, html });
+    expect(values).toEqual({ in_stock: null, sku: null, rating: null, count: null });
+    expect(warnings).toEqual([
+      'in_stock: expected true/false/yes/no, got "In stock"',
+      'sku: CSS selector "#sku" matched nothing',
+      'rating: JSON pointer "/rating" matched nothing',
+      "count: no page text to run the regex against",
+    ]);
+  });
+
+  it("caps the text a regex sees, so a huge page cannot stall the loop", () => {
+    const definition = def([
+      { name: "tail", type: "string", description: "t", extractor: { kind: "regex", pattern: "NEEDLE(\\d+)" } },
+    ]);
+    const huge = `${"x".repeat(2_000_000)}NEEDLE42`;
+    const started = performance.now();
+    const { values, warnings } = applyExtractors(definition, { json: null, text: huge });
+    expect(values.tail).toBeNull();
+    expect(warnings[0]).toContain("matched nothing");
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});

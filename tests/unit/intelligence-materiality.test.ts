@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import type { TTrackerDefinition } from "@/server/intelligence/definition";
+import type { TDeltas } from "@/server/intelligence/diff";
+import { evaluateDeltas, pickUndecided, summariseVerdicts } from "@/server/intelligence/materiality";
+
+const def: TTrackerDefinition = {
+  fields: [
+    { name: "rating", type: "number", description: "r" },
+    { name: "review_count", type: "integer", description: "c" },
+    { name: "price", type: "money", description: "p", currency: "USD" },
+    { name: "stock", type: "integer", description: "s" },
+    { name: "followers", type: "integer", description: "f" },
+    { name: "status", type: "string", description: "s" },
+    { name: "hours", type: "string_list", description: "h" },
+    { name: "description", type: "string", description: "d" },
+  ],
+  identityRule: { kind: "input" },
+  materiality: {
+    rating: { kind: "numeric", absolute: 0.2 },
+    review_count: { kind: "numeric", absolute: 10 },
+    price: { kind: "numeric", relative: 0.05 },
+    stock: { kind: "numeric", absolute: 5, direction: "down" },
+    followers: { kind: "numeric", absolute: 1000, relative: 0.1 },
+    status: { kind: "any_change" },
+    hours: { kind: "ignore" },
+  },
+};
+
+function one(field: string, from: unknown, to: unknown) {
+  const verdict = evaluateDeltas({ [field]: { from, to } } as TDeltas, def)[field];
+  if (!verdict) throw new Error(`no verdict for ${field}`);
+  return verdict;
+}
+
+describe("evaluateDeltas", () => {
+  it("decides numeric rules by code with a readable reason", () => {
+    expect(one("review_count", 312, 470)).toEqual({
+      verdict: "material",
+      decidedBy: "code",
+      rule: { kind: "numeric", absolute: 10 },
+      reason: "review_count: +158 ≥ 10 → material",
+    });
+    expect(one("rating", 4.4, 4.3)).toMatchObject({ verdict: "noise", reason: "rating: −0.1 < 0.2 → noise" });
+  });
+
+  it("is exact at the threshold despite float arithmetic", () => {
+    expect(one("rating", 0.3, 0.1).verdict).toBe("material"); // 0.3 − 0.1 = 0.19999999999999998 in floats
+    expect(one("rating", 4.4, 4.2).verdict).toBe("material");
+    expect(one("rating", 4.4, 4.21).verdict).toBe("noise");
+  });
+
+  it("applies relative thresholds to money of the same currency", () => {
+    expect(one("price", { amount: 100, currency: "USD" }, { amount: 94.5, currency: "USD" })).toMatchObject({
+      verdict: "material",
+      reason: "price: −5.5% ≥ 5% → material",
+    });
+    expect(one("price", { amount: 100, currency: "USD" }, { amount: 101, currency: "USD" })).toMatchObject({
+      verdict: "noise",
+      reason: "price: +1% < 5% → noise",
+    });
+    expect(one("price", { amount: 0, currency: "USD" }, { amount: 5, currency: "USD" }).verdict).toBe("material");
+  });
+
+  it("leaves comparisons the rule cannot make to the agent", () => {
+    expect(one("price", { amount: 10, currency: "USD" }, { amount: 10, currency: "EUR" })).toMatchObject({
+      verdict: "undecided",
+      reason: "price: currency changed USD → EUR → the agent decides",
+    });
+    expect(one("rating", null, 4.5).verdict).toBe("undecided");
+    expect(one("rating", 4.5, null).reason).toContain("disappeared");
+  });
+
+  it("honours direction", () => {
+    expect(one("stock", 20, 10)).toMatchObject({ verdict: "material", reason: "stock: −10 ≥ 5 → material" });
+    expect(one("stock", 10, 30)).toMatchObject({
+      verdict: "noise",
+      reason: "stock: +20 is a rise; only drops count → noise",
+    });
+  });
+
+  it("is material when either threshold is met, and says which", () => {
+    expect(one("followers", 100, 150)).toMatchObject({
+      verdict: "material",
+      reason: "followers: +50% ≥ 10% → material",
+    });
+    expect(one("followers", 100_000, 100_500)).toMatchObject({
+      verdict: "noise",
+      reason: "followers: +500 < 1000 and +0.5% < 10% → noise",
+    });
+  });
+
+  it("handles any_change, ignore, ask_agent (default) and notable_signals", () => {
+    const verdicts = evaluateDeltas(
+      {
+        status: { from: "open", to: "closed" },
+        hours: { from: ["a"], to: ["b"] },
+        description: { from: "x", to: "y" },
+        notable_signals: { from: [], to: ["New owner"] },
+        not_in_definition: { from: 1, to: 2 },
+      },
+      def,
+    );
+    expect(Object.fromEntries(Object.entries(verdicts).map(([k, v]) => [k, v.verdict]))).toEqual({
+      status: "material",
+      hours: "noise",
+      description: "undecided",
+      notable_signals: "undecided",
+    });
+    expect(verdicts.description?.rule).toEqual({ kind: "ask_agent" });
+  });
+});
+
+describe("summariseVerdicts and pickUndecided", () => {
+  it("ranks material > notable (incl. undecided) > noise > none", () => {
+    expect(summariseVerdicts({ a: { verdict: "noise" }, b: { verdict: "material" } })).toBe("material");
+    expect(summariseVerdicts({ a: { verdict: "noise" }, b: { verdict: "notable" } })).toBe("notable");
+    expect(summariseVerdicts({ a: { verdict: "noise" }, b: { verdict: "undecided" } })).toBe("notable");
+    expect(summariseVerdicts({ a: { verdict: "noise" } })).toBe("noise");
+    expect(summariseVerdicts({})).toBe("none");
+  });
+
+  it("picks exactly the undecided deltas", () => {
+    const deltas: TDeltas = { rating: { from: 4.4, to: 4.3 }, description: { from: "x", to: "y" } };
+    expect(pickUndecided(deltas, evaluateDeltas(deltas, def))).toEqual({ description: { from: "x", to: "y" } });
+  });
+});
