@@ -57,19 +57,35 @@ export async function makeAdapterFactory(url, { shadowUrl } = {}) {
   const config = pgConfigFromUrl(url);
   // adapter-pg 7.10's connectToShadowDb() drops the shadow DB *before* closing the pool connected
   // to it ("database ... is being accessed by other users"); this reorders it.
+  // adapter-pg 7.10's executeScript() splits the script on every ";", which breaks any migration
+  // with a function body, a string or even a comment containing one. Send it whole instead: the
+  // simple query protocol runs multi-statement scripts natively.
+  const wholeScripts = (adapter) => {
+    adapter.executeScript = async (script) => {
+      try {
+        await adapter.client.query(script);
+      } catch (error) {
+        adapter.onError(error);
+      }
+    };
+    return adapter;
+  };
   class PrismaPgShadowFix extends PrismaPg {
+    async connect() {
+      return wholeScripts(await super.connect());
+    }
     async connectToShadowDb() {
       // An explicit shadow DB (datasource.shadowDatabaseUrl) is used as-is; the native engine
       // wipes a user-provided shadow DB before use, so do the same.
       if (shadowUrl) {
-        const shadow = await new PrismaPg(pgConfigFromUrl(shadowUrl)).connect();
+        const shadow = wholeScripts(await new PrismaPg(pgConfigFromUrl(shadowUrl)).connect());
         await shadow.executeScript(`DROP SCHEMA IF EXISTS "public" CASCADE; CREATE SCHEMA "public";`);
         return shadow;
       }
       const admin = await this.connect();
       const database = `prisma_migrate_shadow_db_${globalThis.crypto.randomUUID()}`;
       await admin.executeScript(`CREATE DATABASE "${database}"`);
-      const shadow = await new PrismaPg({ ...config, database }).connect();
+      const shadow = wholeScripts(await new PrismaPg({ ...config, database }).connect());
       const disposeShadow = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
         await disposeShadow();

@@ -24,7 +24,7 @@ CREATE TABLE "Tracker" (
     "lastRunAt" TIMESTAMP(3),
     "consecutiveFailures" INTEGER NOT NULL DEFAULT 0,
     "lastError" TEXT,
-    "leaseRunId" TEXT,
+    "leaseToken" TEXT,
     "leaseExpiresAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,

@@ -1,0 +1,4 @@
+export * from "./backoff";
+export * from "./describe-outcome";
+export * from "./refresh-tracker";
+export * from "./run-steps";

@@ -1,0 +1,23 @@
+import type { TDb, TTx } from "../db";
+import { AppError } from "../errors";
+import { type TCurrentState, ZCurrentStateSchema } from "./timeline-schemas";
+
+/** The accepted record of an entity (the diff baseline) and its pre-check hash; null before the first run. */
+export async function getCurrentState(db: TDb | TTx, entityId: string): Promise<TCurrentState | null> {
+  const row = await db.entityCurrentState.findUnique({ where: { entityId } });
+  if (!row) return null;
+  const parsed = ZCurrentStateSchema.safeParse({
+    entityId: row.entityId,
+    fields: row.fields,
+    contentHash: row.contentHash,
+    definitionVersion: row.definitionVersion,
+    lastCheckedAt: row.lastCheckedAt,
+    updatedAt: row.updatedAt,
+  });
+  if (!parsed.success) {
+    throw new AppError("INTERNAL", `The current state of entity ${entityId} is stored in an unexpected shape.`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,44 @@
+import type { TDb, TTx } from "../db";
+import { AppError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { type TCurrentState, ZCurrentStateFieldsSchema } from "./timeline-schemas";
+
+/**
+ * Replaces the entity's accepted record (material or baseline path): fields, hash and definition
+ * version, with lastCheckedAt = updatedAt = checkedAt. Creates the row on the first run.
+ * Meant to run in the same transaction as appendChange.
+ */
+export async function writeCurrentState(
+  tx: TDb | TTx,
+  input: {
+    entityId: string;
+    fields: Record<string, unknown>;
+    contentHash: string;
+    definitionVersion: number;
+    checkedAt: Date;
+  },
+): Promise<TCurrentState> {
+  const fields = ZCurrentStateFieldsSchema.safeParse(input.fields);
+  if (!fields.success) throw new AppError("BAD_REQUEST", "Current state fields must be a JSON object.");
+  const json = JSON.parse(JSON.stringify(fields.data)) as Prisma.InputJsonObject;
+  const data = {
+    fields: json,
+    contentHash: input.contentHash,
+    definitionVersion: input.definitionVersion,
+    lastCheckedAt: input.checkedAt,
+    updatedAt: input.checkedAt,
+  };
+  const row = await tx.entityCurrentState.upsert({
+    where: { entityId: input.entityId },
+    create: { entityId: input.entityId, ...data },
+    update: data,
+  });
+  return {
+    entityId: row.entityId,
+    fields: json,
+    contentHash: row.contentHash,
+    definitionVersion: row.definitionVersion,
+    lastCheckedAt: row.lastCheckedAt,
+    updatedAt: row.updatedAt,
+  };
+}

@@ -1,0 +1,56 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModel } from "ai";
+import { makeCapabilityConfig, type TCapabilityConfig } from "@/server/capabilities";
+import type { TDb } from "@/server/db";
+import { createTracker, lockDefinition, saveDraftDefinition } from "@/server/intelligence/trackers";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+
+/** Creates the local user's tracker, saves the definition and locks it: an active tracker at v1. */
+export async function createActiveTracker(
+  db: TDb,
+  input: { capability: string; capabilityInput: unknown; definition: unknown; decision?: string; userId?: string },
+) {
+  const userId = input.userId ?? (await ensureLocalUser(db)).id;
+  const tracker = await createTracker(db, {
+    userId,
+    decision: input.decision ?? "Is this competitor pulling ahead?",
+    capability: input.capability,
+    capabilityInput: input.capabilityInput,
+  });
+  await saveDraftDefinition(db, { userId, trackerId: tracker.id, definition: input.definition });
+  const locked = await lockDefinition(db, { userId, trackerId: tracker.id });
+  return { userId, tracker: locked.tracker };
+}
+
+/** The real @ai-sdk/openai client pointed at the fixture model server (chat completions, like local servers). */
+export function fixtureModel(baseURL: string): LanguageModel {
+  return createOpenAI({ baseURL, apiKey: "test-key" }).chat("fixture-model");
+}
+
+/** Capability config that may reach the local fixture servers. */
+export function localCapabilityConfig(
+  urls: string[],
+  overrides: {
+    timeoutMs?: number;
+    maxBytes?: number;
+    maxRedirects?: number;
+    mapsBaseUrl?: string;
+    mapsApiKey?: string;
+  } = {},
+): TCapabilityConfig {
+  const allowHosts = urls.map((u) => new URL(u).host);
+  return makeCapabilityConfig({
+    fetch: {
+      allowHosts,
+      ...(overrides.timeoutMs !== undefined
+        ? { timeoutMs: overrides.timeoutMs, headersTimeoutMs: overrides.timeoutMs }
+        : {}),
+      ...(overrides.maxBytes !== undefined ? { maxBytes: overrides.maxBytes } : {}),
+      ...(overrides.maxRedirects !== undefined ? { maxRedirects: overrides.maxRedirects } : {}),
+    },
+    maps: {
+      ...(overrides.mapsBaseUrl ? { baseUrl: overrides.mapsBaseUrl } : {}),
+      ...(overrides.mapsApiKey ? { apiKey: overrides.mapsApiKey } : {}),
+    },
+  });
+}
