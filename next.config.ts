@@ -1,6 +1,8 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
+  // Build-tooling knob (not app config): lets parallel test runs in one checkout keep separate builds.
+  distDir: process.env.BELLWETHER_DIST_DIR || ".next",
   // These load WASM / native sockets at run time and must not be bundled.
   serverExternalPackages: ["pg", "@electric-sql/pglite", "@electric-sql/pglite-pgvector", "pglite-prisma-adapter"],
   poweredByHeader: false,

@@ -1,52 +1,98 @@
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "./tests/e2e/chromium";
+import { E2E_PORTS, E2E_URLS } from "./tests/e2e/ports";
 
 /**
- * Browser tests against the production build, started the way users start it (`npm start`), on a
- * throwaway in-memory embedded database and with AI forced off (rules mode).
+ * Browser tests against the production build, started the way users start it (`npm start`), each app
+ * on a throwaway in-memory embedded database. Two apps share one build: one in rules mode (AI off) for
+ * `*.spec.ts`, one whose model is the local fixture model server for `*.ai.spec.ts`. Both may fetch from
+ * the local fixture site. Set E2E_PORT to run several suites side by side (with BELLWETHER_DIST_DIR).
  */
-const PORT = Number(process.env.E2E_PORT ?? 3100);
-const BASE_URL = `http://127.0.0.1:${PORT}`;
+const appEnv = {
+  HOSTNAME: "127.0.0.1",
+  PGLITE_STORAGE: "memory",
+  DATABASE_URL: "",
+  LOG_LEVEL: "warn",
+  FETCH_ALLOW_HOSTS: `127.0.0.1:${E2E_PORTS.site}`,
+  FETCH_TIMEOUT_MS: "3000",
+};
+const tsx = "node --import tsx";
 
 export default defineConfig({
   testDir: "./tests/e2e",
-  fullyParallel: true,
+  fullyParallel: false,
+  workers: 1,
   forbidOnly: !!process.env.CI,
-  retries: process.env.CI ? 1 : 0,
+  retries: 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
-  use: {
-    baseURL: BASE_URL,
-    trace: "retain-on-failure",
-    screenshot: "only-on-failure",
-  },
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  use: { trace: "retain-on-failure", screenshot: "only-on-failure" },
   projects: [
     {
-      name: "chromium",
+      name: "rules",
+      testIgnore: /\.ai\.spec\.ts$/,
       use: {
         ...devices["Desktop Chrome"],
+        baseURL: E2E_URLS.rulesApp,
+        launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
+      },
+    },
+    {
+      name: "ai",
+      testMatch: /\.ai\.spec\.ts$/,
+      use: {
+        ...devices["Desktop Chrome"],
+        baseURL: E2E_URLS.aiApp,
         launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
       },
     },
   ],
-  webServer: {
-    command: "npm start",
-    url: `${BASE_URL}/api/health`,
-    // First run includes `next build`.
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PORT: String(PORT),
-      HOSTNAME: "127.0.0.1",
-      PGLITE_STORAGE: "memory",
-      AI_PROVIDER: "rules",
-      OPENAI_API_KEY: "",
-      OPENAI_BASE_URL: "",
-      DATABASE_URL: "",
-      LOG_LEVEL: "warn",
+  webServer: [
+    {
+      command: `${tsx} tests/fixtures/site/cli.ts --port ${E2E_PORTS.site}`,
+      url: `${E2E_URLS.site}/__fixture/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
     },
-  },
+    {
+      command: `${tsx} tests/fixtures/model-server/cli.ts --port ${E2E_PORTS.model}`,
+      url: `${E2E_URLS.model}/__fixture/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: "npm start",
+      url: `${E2E_URLS.rulesApp}/api/health`,
+      // The first start includes `next build`.
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        ...appEnv,
+        PORT: String(E2E_PORTS.rulesApp),
+        AI_PROVIDER: "rules",
+        OPENAI_API_KEY: "",
+        OPENAI_BASE_URL: "",
+      },
+    },
+    {
+      // Waits on the same build (start.ts holds a build lock), then serves with AI on.
+      command: "npm start",
+      url: `${E2E_URLS.aiApp}/api/health`,
+      timeout: 300_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        ...appEnv,
+        PORT: String(E2E_PORTS.aiApp),
+        AI_PROVIDER: "openai-compatible",
+        OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
+        OPENAI_API_KEY: "",
+        AI_MODEL: "fixture-model",
+      },
+    },
+  ],
 });

@@ -17,10 +17,12 @@ import { fileURLToPath } from "node:url";
 import { EnvError, parseEnv, type TEnv, ZEnvSchema } from "../server/env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const NEXT_DIR = path.join(ROOT, ".next");
+// BELLWETHER_DIST_DIR (read by next.config.ts too) lets parallel test runs keep separate builds.
+const DIST_DIR = process.env.BELLWETHER_DIST_DIR || ".next";
+const NEXT_DIR = path.join(ROOT, DIST_DIR);
 const FINGERPRINT_FILE = path.join(NEXT_DIR, "bellwether-source-fingerprint");
 // Outside .next, because `next build` empties .next when it starts.
-const BUILD_LOCK = path.join(ROOT, "node_modules", ".cache", "bellwether-build.lock");
+const BUILD_LOCK = path.join(ROOT, "node_modules", ".cache", `bellwether-build${DIST_DIR.replace(/[^\w]/g, "_")}.lock`);
 
 /** What goes into the build. Anything else (tests, docs, .data) does not invalidate it. */
 const SOURCE_DIRS = ["app", "components", "server", "public", "prisma"];
