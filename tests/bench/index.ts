@@ -1,0 +1,63 @@
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import { parseBenchArgs, type TBenchmark } from "./harness";
+import { refreshBenchmark } from "./refresh.bench";
+
+/**
+ * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
+ * and prints plain text. Benchmarks compare variants side by side within one run and report ratios;
+ * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
+ */
+
+const BENCHMARKS: TBenchmark[] = [refreshBenchmark];
+
+function gitRevision(): string {
+  try {
+    const rev = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    return dirty ? `${rev} + uncommitted changes` : rev;
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const unknown = args.names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
+  if (unknown.length) {
+    console.error(
+      `Unknown benchmark(s): ${unknown.join(", ")}. Available: ${BENCHMARKS.map((b) => b.name).join(", ")}`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const selected = args.names.length ? BENCHMARKS.filter((b) => args.names.includes(b.name)) : BENCHMARKS;
+  const cpus = os.cpus();
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out("Bellwether benchmarks");
+  out(
+    `  ${new Date().toISOString()} · node ${process.version} · ${os.platform()}/${os.arch()} · ${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · git ${gitRevision()}`,
+  );
+  out("  Rates are machine-dependent; compare the ratios, which are measured side by side in the same run.");
+  for (const b of selected) out(`  - ${b.name}: ${b.description}`);
+  const started = performance.now();
+  for (const b of selected) {
+    out("");
+    const t0 = performance.now();
+    await b.run(args, out);
+    out(`  (${b.name} took ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  out("");
+  out(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
