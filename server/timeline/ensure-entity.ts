@@ -14,6 +14,11 @@ export async function ensureEntity(
 ): Promise<TrackedEntity> {
   const entityKey = input.entityKey.trim();
   if (!entityKey) throw new AppError("BAD_REQUEST", "An entity needs a non-empty key.");
+  // The hot path: the entity exists after the first refresh, so one read usually suffices.
+  const existing = await db.trackedEntity.findUnique({
+    where: { trackerId_entityKey: { trackerId: input.trackerId, entityKey } },
+  });
+  if (existing) return existing;
   try {
     await db.trackedEntity.createMany({ data: [{ trackerId: input.trackerId, entityKey }], skipDuplicates: true });
   } catch (error) {

@@ -1,10 +1,10 @@
-import type { TDb, TTx } from "../../db";
+import type { TDb } from "../../db";
 
 /**
  * One refresh in flight per tracker, across processes: the lease is taken by a single conditional
  * UPDATE (free or expired), so exactly one of any number of concurrent callers wins.
  * An expired lease means its holder crashed or hung; taking it over is safe because the holder's
- * final write is fenced on still holding the lease (see `holdsLease`).
+ * final write is fenced on still holding the lease (finishRun's conditional tracker update).
  */
 export async function acquireLease(
   db: TDb,
@@ -12,27 +12,18 @@ export async function acquireLease(
   leaseToken: string,
   now: Date,
   leaseMs: number,
-): Promise<boolean> {
-  const { count } = await db.tracker.updateMany({
-    where: { id: trackerId, OR: [{ leaseToken: null }, { leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] },
-    data: { leaseToken: leaseToken, leaseExpiresAt: new Date(now.getTime() + leaseMs) },
-  });
-  return count === 1;
-}
-
-/** Fencing check inside the final transaction: extends the lease and tells whether we still hold it. */
-export async function holdsLease(
-  tx: TTx,
-  trackerId: string,
-  leaseToken: string,
-  now: Date,
-  leaseMs: number,
-): Promise<boolean> {
-  const { count } = await tx.tracker.updateMany({
-    where: { id: trackerId, leaseToken: leaseToken },
-    data: { leaseExpiresAt: new Date(now.getTime() + leaseMs) },
-  });
-  return count === 1;
+): Promise<{ acquired: boolean; tookOver: boolean }> {
+  // One statement: the conditional UPDATE, returning the previous holder (a non-null previous token
+  // means an expired lease was taken over, i.e. its run was interrupted).
+  const rows = await db.$queryRaw<{ previous: string | null }[]>`
+    UPDATE "Tracker" AS t
+    SET "leaseToken" = ${leaseToken}, "leaseExpiresAt" = ${new Date(now.getTime() + leaseMs)}
+    FROM (SELECT "id", "leaseToken" FROM "Tracker" WHERE "id" = ${trackerId} FOR UPDATE) AS prev
+    WHERE t."id" = prev."id"
+      AND (t."leaseToken" IS NULL OR t."leaseExpiresAt" IS NULL OR t."leaseExpiresAt" < ${now})
+    RETURNING prev."leaseToken" AS previous`;
+  const row = rows[0];
+  return { acquired: row !== undefined, tookOver: row?.previous != null };
 }
 
 /** Runs that were `running` when their lease was taken over did not finish: say so instead of leaving them running. */

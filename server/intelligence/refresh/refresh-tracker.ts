@@ -28,7 +28,7 @@ import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality
 import { getLockedDefinition } from "../trackers";
 import { nextRunAfterFailure, nextRunAfterSuccess } from "./backoff";
 import { describeDeltas } from "./describe-outcome";
-import { acquireLease, holdsLease, markInterruptedRuns } from "./lease";
+import { acquireLease, markInterruptedRuns } from "./lease";
 import { readCapture } from "./read-capture";
 import { createStepRecorder, type TRunStep } from "./run-steps";
 import { createDbLedger } from "./usage-ledger";
@@ -114,7 +114,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
   // The lease token is per attempt, so a slow attempt that lost its lease to a takeover of the same
   // run cannot pass the final fencing check.
   const leaseToken = `${run.id}:${randomUUID()}`;
-  if (!(await acquireLease(db, trackerId, leaseToken, now(), leaseMs))) {
+  const lease = await acquireLease(db, trackerId, leaseToken, now(), leaseMs);
+  if (!lease.acquired) {
     if (run.idempotencyKey) {
       // Our key's run exists but someone else holds the lease: leave the run pending for redelivery.
       return { ...toResult(run, false), status: "skipped", outcome: "in_flight", summary: "skipped: in flight" };
@@ -126,7 +127,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     return toResult(skipped, false);
   }
   steps.steps.push({ step: "lease", status: "ok", ms: Math.round(performance.now() - leaseStarted) });
-  await markInterruptedRuns(db, trackerId, run.id, now());
+  if (lease.tookOver) await markInterruptedRuns(db, trackerId, run.id, now());
   const started = await db.refreshRun.update({
     where: { id: run.id },
     data: { status: "running", startedAt: now(), attempt: { increment: 1 } },
@@ -476,13 +477,11 @@ type TFinishInput = {
 async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> {
   const appendStarted = performance.now();
   const finished = await db.$transaction(async (tx) => {
-    const { trackerId, leaseToken, leaseMs } = input.fence;
-    if (!(await holdsLease(tx, trackerId, leaseToken, input.now, leaseMs))) {
-      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
-    }
-    await input.write(tx);
-    await tx.tracker.update({
-      where: { id: trackerId },
+    // Fencing first: the bookkeeping update only matches while we still hold the lease (and locks the
+    // tracker row for the rest of the transaction). Lost it → roll back, nothing written.
+    const { trackerId, leaseToken } = input.fence;
+    const { count } = await tx.tracker.updateMany({
+      where: { id: trackerId, leaseToken },
       data: {
         consecutiveFailures: 0,
         lastError: null,
@@ -492,6 +491,10 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
         leaseExpiresAt: null,
       },
     });
+    if (count !== 1) {
+      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+    }
+    await input.write(tx);
     return tx.refreshRun.update({
       where: { id: input.run.id },
       data: {
