@@ -6,6 +6,9 @@ const nextConfig: NextConfig = {
   // These load WASM / native sockets at run time and must not be bundled.
   serverExternalPackages: ["pg", "@electric-sql/pglite", "@electric-sql/pglite-pgvector", "pglite-prisma-adapter"],
   poweredByHeader: false,
+  // `npm run typecheck` (tsc over the whole project, tests included) runs in CI; repeating it inside every
+  // `next build` doubled build time on 2-core machines.
+  typescript: { ignoreBuildErrors: true },
   typedRoutes: false,
 };
 

@@ -4,13 +4,14 @@ import { E2E_PORTS, E2E_URLS } from "./tests/e2e/ports";
 
 /**
  * Browser tests against the production build, started the way users start it (`npm start`), each app
- * on a throwaway in-memory embedded database. Two apps share one build: one in rules mode (AI off) for
+ * on a fresh embedded database on disk (as users run it; wiped before every run). Two apps share one build: one in rules mode (AI off) for
  * `*.spec.ts`, one whose model is the local fixture model server for `*.ai.spec.ts`. Both may fetch from
  * the local fixture site. Set E2E_PORT to run several suites side by side (with BELLWETHER_DIST_DIR).
  */
+const dataDir = (port: number) => `.test-data/e2e-${port}`;
 const appEnv = {
   HOSTNAME: "127.0.0.1",
-  PGLITE_STORAGE: "memory",
+  PGLITE_STORAGE: "disk",
   DATABASE_URL: "",
   LOG_LEVEL: "warn",
   FETCH_ALLOW_HOSTS: `127.0.0.1:${E2E_PORTS.site}`,
@@ -62,10 +63,10 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: "npm start",
+      command: `rm -rf ${dataDir(E2E_PORTS.rulesApp)} && npm start`,
       url: `${E2E_URLS.rulesApp}/api/health`,
       // The first start includes `next build`.
-      timeout: 300_000,
+      timeout: 600_000,
       reuseExistingServer: false,
       stdout: "pipe",
       stderr: "pipe",
@@ -79,14 +80,15 @@ export default defineConfig({
     },
     {
       // Waits on the same build (start.ts holds a build lock), then serves with AI on.
-      command: "npm start",
+      command: `rm -rf ${dataDir(E2E_PORTS.aiApp)} && npm start`,
       url: `${E2E_URLS.aiApp}/api/health`,
-      timeout: 300_000,
+      timeout: 600_000,
       reuseExistingServer: false,
       stdout: "pipe",
       stderr: "pipe",
       env: {
         ...appEnv,
+        DATA_DIR: dataDir(E2E_PORTS.aiApp),
         PORT: String(E2E_PORTS.aiApp),
         AI_PROVIDER: "openai-compatible",
         OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
