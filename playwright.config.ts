@@ -16,6 +16,8 @@ const appEnv = {
   LOG_LEVEL: "warn",
   FETCH_ALLOW_HOSTS: `127.0.0.1:${E2E_PORTS.site}`,
   FETCH_TIMEOUT_MS: "3000",
+  // Weather comes from the fixture site too (it serves Open-Meteo JSON at /v1/forecast when a test sets it).
+  OPEN_METEO_BASE_URL: E2E_URLS.site,
 };
 const tsx = "node --import tsx";
 
@@ -72,6 +74,7 @@ export default defineConfig({
       stderr: "pipe",
       env: {
         ...appEnv,
+        DATA_DIR: dataDir(E2E_PORTS.rulesApp),
         PORT: String(E2E_PORTS.rulesApp),
         AI_PROVIDER: "rules",
         OPENAI_API_KEY: "",

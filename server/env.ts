@@ -74,6 +74,19 @@ export const ZEnvSchema = z.object({
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
   GOOGLE_MAPS_API_KEY: optionalString,
   GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
+  /** Open-Meteo forecast API origin (a local fixture in tests). */
+  OPEN_METEO_BASE_URL: httpUrl.default("https://api.open-meteo.com"),
+  /** Feed enhancement waits this long for changes to settle before calling the model. */
+  FEED_ENHANCE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+
+  /** Bearer secret for /api/cron/refresh (Vercel sends it). Unset → the cron route refuses with 503. */
+  CRON_SECRET: optionalString,
+  /** Scheduled refresh (cron route and worker): no new refresh starts after this many ms per call/tick. */
+  REFRESH_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(45_000),
+  /** Scheduled refreshes in flight at once per process. */
+  REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** How long the worker sleeps when nothing is due (plus jitter). */
+  WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 });
 
 export type TEnv = z.infer<typeof ZEnvSchema>;

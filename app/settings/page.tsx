@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { ApiTokensSection } from "@/components/api-tokens/api-tokens-section";
+import { FeedSettings } from "@/components/settings/feed-settings";
 import { PageHeader } from "@/components/ui/page-header";
 import { getQueryClient, trpc } from "@/server/api/rsc";
 
@@ -56,6 +58,16 @@ export default async function SettingsPage() {
         description="How this instance is configured. Values come from environment variables (see the README); keys and passwords are never shown."
       />
       <div className="space-y-6">
+        <section
+          aria-labelledby="settings-feed"
+          className="rounded-xl border border-stone-200 bg-white p-6 dark:border-stone-800 dark:bg-stone-900"
+        >
+          <h2 id="settings-feed" className="text-base font-semibold">
+            Feed
+          </h2>
+          <FeedSettings />
+        </section>
+
         <Section title="AI model">
           <Row label="Mode" testId="settings-ai-mode">
             {MODE_NAMES[ai.mode]}
@@ -90,6 +102,8 @@ export default async function SettingsPage() {
             </Row>
           ) : null}
         </Section>
+
+        <ApiTokensSection />
 
         <Section title="About">
           <Row label="Version">{status.version}</Row>

@@ -1,10 +1,20 @@
+import { apiTokenRouter } from "./routers/api-token";
+import { feedRouter } from "./routers/feed";
+import { settingsRouter } from "./routers/settings";
+import { setupRouter } from "./routers/setup";
 import { systemRouter } from "./routers/system";
+import { trackerRouter } from "./routers/tracker";
 import { userRouter } from "./routers/user";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
+  feed: feedRouter,
+  settings: settingsRouter,
+  setup: setupRouter,
   system: systemRouter,
   user: userRouter,
+  tracker: trackerRouter,
+  apiToken: apiTokenRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
+import { feedBenchmark } from "./feed.bench";
 import { parseBenchArgs, type TBenchmark } from "./harness";
 import { refreshBenchmark } from "./refresh.bench";
 
@@ -9,7 +10,7 @@ import { refreshBenchmark } from "./refresh.bench";
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
-const BENCHMARKS: TBenchmark[] = [refreshBenchmark];
+const BENCHMARKS: TBenchmark[] = [feedBenchmark, refreshBenchmark];
 
 function gitRevision(): string {
   try {

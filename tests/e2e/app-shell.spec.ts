@@ -9,9 +9,9 @@ test.describe("app shell", () => {
 
     await page.getByRole("link", { name: "Create your first tracker" }).click();
     await expect(page).toHaveURL(/\/trackers\/new$/);
-    await expect(page.getByRole("heading", { name: "Tracker setup arrives soon" })).toBeVisible();
-    // A placeholder, not a fake form.
-    await expect(page.locator("main form, main input, main textarea")).toHaveCount(0);
+    // The setup chat, saying plainly that AI is off.
+    await expect(page.getByPlaceholder("What should I watch, and why?")).toBeVisible();
+    await expect(page.getByText(/AI is off \(rules mode\)/)).toBeVisible();
   });
 
   test("navigates Feed → Trackers → Settings with the keyboard", async ({ page }) => {

@@ -10,6 +10,7 @@ import {
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError, isAppError } from "../../errors";
+import { notifyFeedChanged } from "../../feed/feed-events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
 import { logger as rootLogger, type TLogger } from "../../logger";
 import { appendChange, ensureEntity, getCurrentState, stampChecked, writeCurrentState } from "../../timeline";
@@ -134,8 +135,22 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
   });
 
   const fence = { trackerId, leaseToken, leaseMs };
-  let modelCalls = 0;
-  let usage: TModelUsage = ZERO_USAGE;
+  // What the model steps cost, including the calls of a step that then failed.
+  const cost = { modelCalls: 0, usage: ZERO_USAGE as TModelUsage };
+  const metered = async <T extends { modelCalls: number; usage: TModelUsage }>(work: Promise<T>): Promise<T> => {
+    const charge = (spent: { modelCalls?: number; usage?: TModelUsage }) => {
+      cost.modelCalls += spent.modelCalls ?? 0;
+      cost.usage = addUsage(cost.usage, spent.usage ?? ZERO_USAGE);
+    };
+    try {
+      const result = await work;
+      charge(result);
+      return result;
+    } catch (error) {
+      charge(error as { modelCalls?: number; usage?: TModelUsage });
+      throw error;
+    }
+  };
   let definitionVersion: number | null = null;
   try {
     const locked = await getLockedDefinition(db, trackerId);
@@ -180,8 +195,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         outcome: "unchanged",
         summary: "no change",
         steps: steps.steps,
-        modelCalls,
-        usage,
+        modelCalls: cost.modelCalls,
+        usage: cost.usage,
         definitionVersion,
         write: async (tx) => {
           await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
@@ -191,8 +206,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     steps.steps.push({ step: "precheck", status: "ok", ms: 0, detail: state ? "changed" : "first run" });
 
     // 5. Fill.
-    const filled = await steps
-      .time(
+    const filled = await metered(
+      steps.time(
         "fill",
         () =>
           fillRecord({
@@ -204,15 +219,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
             ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
           }),
         (f) => `${f.modelCalls} model call(s)${f.warnings.length ? `; ${f.warnings.join("; ")}` : ""}`,
-      )
-      .catch((error: unknown) => {
-        const failure = error as { modelCalls?: number; usage?: TModelUsage };
-        modelCalls += failure.modelCalls ?? 0;
-        usage = addUsage(usage, failure.usage ?? ZERO_USAGE);
-        throw error;
-      });
-    modelCalls += filled.modelCalls;
-    usage = addUsage(usage, filled.usage);
+      ),
+    );
     await options.afterFill?.();
 
     // 6. Diff (code) against the accepted record.
@@ -233,8 +241,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
         steps: steps.steps,
-        modelCalls,
-        usage,
+        modelCalls: cost.modelCalls,
+        usage: cost.usage,
         definitionVersion,
         write: async (tx) => {
           const capturedAt = now();
@@ -260,20 +268,13 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     }
 
     // 7. Judge: rules first (free, reproducible), then one model call for whatever they cannot decide.
-    const decisions = await steps
-      .time(
+    const decisions = await metered(
+      steps.time(
         "judge",
         () => judgeAll(def, deltas, tracker.decision, trackerId, models.judge, options),
         (j) => `${j.modelCalls} model call(s)`,
-      )
-      .catch((error: unknown) => {
-        const failure = error as { modelCalls?: number; usage?: TModelUsage };
-        modelCalls += failure.modelCalls ?? 0;
-        usage = addUsage(usage, failure.usage ?? ZERO_USAGE);
-        throw error;
-      });
-    modelCalls += decisions.modelCalls;
-    usage = addUsage(usage, decisions.usage);
+      ),
+    );
     const overall = summariseVerdicts(decisions.byField);
 
     // 8. Append.
@@ -286,7 +287,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         : Object.keys(deltas).length
           ? `noise: ${describeDeltas(deltas)}`
           : "no tracked field changed";
-    return await finishRun(db, {
+    const finished = await finishRun(db, {
       run: started,
       fence,
       scheduleMinutes: tracker.scheduleMinutes,
@@ -294,8 +295,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
       outcome,
       summary,
       steps: steps.steps,
-      modelCalls,
-      usage,
+      modelCalls: cost.modelCalls,
+      usage: cost.usage,
       definitionVersion,
       write: async (tx) => {
         const capturedAt = now();
@@ -320,6 +321,9 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         });
       },
     });
+    // After the commit: open feed pages reload. Failure-tolerant — the change is recorded either way.
+    if (overall === "material" || overall === "notable") await notifyFeedChanged(db, tracker.userId).catch(() => {});
+    return finished;
   } catch (error) {
     return await failRun(db, {
       run: started,
@@ -328,8 +332,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
       scheduleMinutes: tracker.scheduleMinutes,
       now: now(),
       steps: steps.steps,
-      modelCalls,
-      usage,
+      modelCalls: cost.modelCalls,
+      usage: cost.usage,
       definitionVersion,
       error,
       log,

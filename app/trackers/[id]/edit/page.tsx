@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { SetupChat } from "@/components/tracker-setup/setup-chat";
+import { PageHeader } from "@/components/ui/page-header";
+import { getQueryClient, getServerCaller, trpc } from "@/server/api/rsc";
+
+export const metadata: Metadata = { title: "Edit definition" };
+
+/** Reopens the tracker's setup chat with a draft of the next version (a copy of the one in force). */
+export default async function EditDefinitionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const caller = await getServerCaller();
+  const { sessionId } = await caller.setup.openEdit({ trackerId: id });
+  const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
+  return (
+    <>
+      <PageHeader
+        title="Edit definition"
+        description="Locking creates a new version; earlier versions stay readable and changes keep the version they were judged under."
+      />
+      <SetupChat key={sessionId} initialSessionId={sessionId} aiOn={status.ai.mode !== "rules"} />
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { feedEvents } from "@/server/feed/feed-events";
+import { getFeed } from "@/server/feed/get-feed";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+export const ZFeedLiveInputSchema = z
+  .object({
+    lastEventId: z
+      .string()
+      .regex(/^\d{1,20}$/)
+      .nullish(),
+  })
+  .optional();
+
+export const feedRouter = createTRPCRouter({
+  /** The feed as the page shows it: fast path + last cached enhancement; starts enhancement in the background. */
+  get: protectedProcedure.query(({ ctx }) => getFeed(ctx.db, ctx.user.id, { touch: true })),
+
+  /** "Refresh" button: same as get, as a mutation so it is never served from a cache. */
+  refresh: protectedProcedure.mutation(({ ctx }) => getFeed(ctx.db, ctx.user.id, { touch: true })),
+
+  /** Pushes "your feed changed" (enhancement finished, tracker change) over SSE; resumable by event id. */
+  live: protectedProcedure.input(ZFeedLiveInputSchema).subscription(async function* ({ ctx, input, signal }) {
+    for await (const event of feedEvents(ctx.user.id, { lastEventId: input?.lastEventId ?? null, signal })) {
+      yield tracked(event.id, { reason: event.reason });
+    }
+  }),
+});

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { getAiStatus } from "@/server/ai";
+import {
+  createSetupSession,
+  getSetupState,
+  listOpenSetupSessions,
+  lockSetup,
+  openEditSession,
+  saveSetupDraft,
+} from "@/server/intelligence/setup";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+const ZSessionInput = z.object({ sessionId: z.string().min(1).max(100) });
+
+/** Tracker setup chat. Messages themselves go through the streaming route app/api/setup/[sessionId]. */
+export const setupRouter = createTRPCRouter({
+  start: protectedProcedure.mutation(async ({ ctx }) => {
+    const session = await createSetupSession(ctx.db, { userId: ctx.user.id });
+    return { sessionId: session.id };
+  }),
+  openSessions: protectedProcedure.query(({ ctx }) => listOpenSetupSessions(ctx.db, { userId: ctx.user.id })),
+  state: protectedProcedure.input(ZSessionInput).query(async ({ ctx, input }) => ({
+    ...(await getSetupState(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),
+    aiOn: getAiStatus().mode !== "rules",
+  })),
+  saveDraft: protectedProcedure
+    .input(ZSessionInput.extend({ definition: z.unknown() }))
+    .mutation(({ ctx, input }) =>
+      saveSetupDraft(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId, definition: input.definition }),
+    ),
+  lock: protectedProcedure
+    .input(ZSessionInput)
+    .mutation(({ ctx, input }) => lockSetup(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),
+  openEdit: protectedProcedure
+    .input(z.object({ trackerId: z.string().min(1).max(100) }))
+    .mutation(async ({ ctx, input }) => {
+      const session = await openEditSession(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId });
+      return { sessionId: session.id };
+    }),
+});

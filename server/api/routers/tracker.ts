@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { getTracker, setTrackerStatus } from "@/server/intelligence/trackers";
+import { queryTimeline } from "@/server/timeline";
+import {
+  getNumericSeries,
+  getTrackerOverview,
+  listRefreshRuns,
+  listTrackerSummaries,
+  refreshTrackerNow,
+  setTrackerSchedule,
+  setTrackersStatus,
+} from "@/server/triggers";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
+
+const ZTrackerIdSchema = z.object({ trackerId: z.string().min(1) });
+
+export const trackerRouter = createTRPCRouter({
+  list: protectedProcedure
+    .input(z.object({ status: z.enum(["active", "paused", "archived", "draft", "failing"]).optional() }).optional())
+    .query(({ ctx, input }) =>
+      listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...(input?.status ? { status: input.status } : {}) }),
+    ),
+
+  get: protectedProcedure
+    .input(ZTrackerIdSchema)
+    .query(({ ctx, input }) => getTrackerOverview(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
+
+  timeline: protectedProcedure
+    .input(
+      ZTrackerIdSchema.extend({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(20) }),
+    )
+    .query(async ({ ctx, input }) => {
+      // Ownership first; the timeline is the state layer and does not check it.
+      const tracker = await getTracker(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId });
+      return queryTimeline(ctx.db, {
+        trackerId: tracker.id,
+        limit: input.limit,
+        ...(input.cursor ? { cursor: input.cursor } : {}),
+      });
+    }),
+
+  series: protectedProcedure
+    .input(ZTrackerIdSchema)
+    .query(({ ctx, input }) => getNumericSeries(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
+
+  runs: protectedProcedure
+    .input(ZTrackerIdSchema.extend({ limit: z.number().int().min(1).max(100).default(20) }))
+    .query(({ ctx, input }) =>
+      listRefreshRuns(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
+    ),
+
+  refresh: protectedProcedure
+    .input(ZTrackerIdSchema)
+    .mutation(({ ctx, input }) =>
+      refreshTrackerNow(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, trigger: "manual" }),
+    ),
+
+  setStatus: protectedProcedure
+    .input(ZTrackerIdSchema.extend({ status: z.enum(["active", "paused", "archived"]) }))
+    .mutation(({ ctx, input }) =>
+      setTrackerStatus(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, status: input.status }),
+    ),
+
+  setStatusMany: protectedProcedure
+    .input(z.object({ trackerIds: z.array(z.string().min(1)).min(1).max(500), status: z.enum(["active", "paused"]) }))
+    .mutation(({ ctx, input }) =>
+      setTrackersStatus(ctx.db, { userId: ctx.user.id, trackerIds: input.trackerIds, status: input.status }),
+    ),
+
+  setSchedule: protectedProcedure
+    .input(ZTrackerIdSchema.extend({ scheduleMinutes: z.number().int() }))
+    .mutation(({ ctx, input }) =>
+      setTrackerSchedule(ctx.db, {
+        userId: ctx.user.id,
+        trackerId: input.trackerId,
+        scheduleMinutes: input.scheduleMinutes,
+      }),
+    ),
+});

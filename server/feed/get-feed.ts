@@ -1,0 +1,72 @@
+import { capabilityConfigFromEnv } from "@/server/capabilities";
+import type { TDb } from "@/server/db";
+import {
+  getCachedEnhancement,
+  requestEnhancement,
+  type TEnhanceOutcome,
+} from "@/server/enhancement/enhancement-manager";
+import { getEnv } from "@/server/env";
+import { logger } from "@/server/logger";
+import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
+import { validateFeedSpec } from "./catalog";
+import { FeedEngine } from "./feed-engine";
+import type { TFeed, TFeedItem } from "./feed-item";
+import { mergeEnhancement } from "./merge-enhancement";
+import { memoryWords, postProcess } from "./post-process";
+import { calendarSource } from "./sources/calendar-source";
+import { locationSource } from "./sources/location-source";
+import { trackersSource } from "./sources/trackers-source";
+import { weatherSource } from "./sources/weather-source";
+
+export type TGetFeedOptions = {
+  now?: Date;
+  /** The page is being viewed: record activity (enhancement runs only for active users). */
+  touch?: boolean;
+  /** Start the background enhancement (default true). `onEnhanced` sees its outcome (tests). */
+  enhance?: boolean;
+  onEnhanced?: (outcome: TEnhanceOutcome) => void;
+};
+
+/** Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). */
+function checkSpecs(items: TFeedItem[]): TFeedItem[] {
+  return items.map((item) => {
+    if (!item.ui) return item;
+    const check = validateFeedSpec(item.ui);
+    if (check.ok) return item;
+    logger.warn("feed item has an invalid UI spec; showing a plain card", { itemId: item.id, problem: check.problem });
+    return { ...item, ui: undefined };
+  });
+}
+
+/**
+ * Fast path: sources → post-processors → merge the LAST cached enhancement → return. The slow path
+ * (model call) starts in the background when the input changed and pushes a feed event when done.
+ */
+export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {}): Promise<TFeed> {
+  const now = opts.now ?? new Date();
+  const env = getEnv();
+  if (opts.touch) await touchLastActive(db, userId, now);
+  const settings = await getUserSettings(db, userId);
+  const engine = new FeedEngine()
+    .register(trackersSource(db))
+    .register(locationSource(settings))
+    .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
+    .register(calendarSource(settings.calendarUrl, capabilityConfigFromEnv(env).fetch));
+  const { items: raw, errors } = await engine.run({ userId, now, env: undefined });
+  const processed = checkSpecs(postProcess(raw, { now, memoryWords: memoryWords(settings.memory) }));
+  const cached = await getCachedEnhancement(db, userId);
+  const items = mergeEnhancement(processed, cached.result, now);
+
+  if (opts.enhance !== false) {
+    void requestEnhancement(db, userId, processed, settings.memory, {
+      now,
+      debounceMs: env.FEED_ENHANCE_DEBOUNCE_MS,
+    }).then((outcome) => opts.onEnhanced?.(outcome));
+  }
+  return {
+    items,
+    errors,
+    generatedAt: now,
+    enhancement: { state: cached.result ? "cached" : "none", inputHash: cached.inputHash },
+  };
+}

@@ -1,0 +1,43 @@
+import type { TEnhancementResult } from "@/server/enhancement/schema";
+import type { TFeedItem } from "./feed-item";
+import { order } from "./post-process";
+
+/**
+ * Applies a (cached) enhancement: fills known slots of known items, drops suppressed items, adds
+ * synthetic items and ranking hints, then orders. Unknown ids and slot names are ignored.
+ */
+export function mergeEnhancement(items: TFeedItem[], result: TEnhancementResult | null, now: Date): TFeedItem[] {
+  if (!result) return order(items, { now, memoryWords: [] });
+  const suppressed = new Set(result.suppress);
+  const merged: TFeedItem[] = [];
+  for (const item of items) {
+    if (suppressed.has(item.id)) continue;
+    let next = item;
+    const fills = result.slotFills[item.id];
+    if (fills && item.slots) {
+      const slots = { ...item.slots };
+      for (const [name, content] of Object.entries(fills)) {
+        const slot = slots[name];
+        if (slot && content !== null) slots[name] = { ...slot, content };
+      }
+      next = { ...next, slots };
+    }
+    const hint = result.rankingHints[item.id];
+    if (typeof hint === "number") next = { ...next, score: (next.score ?? 0) + hint };
+    merged.push(next);
+  }
+  for (const s of result.syntheticItems) {
+    if (suppressed.has(s.id) || merged.some((m) => m.id === s.id)) continue;
+    merged.push({
+      id: s.id,
+      sourceId: "enhancement",
+      type: s.type,
+      timestamp: now,
+      data: {},
+      ui: s.ui,
+      synthetic: true,
+      score: 0.6 + (result.rankingHints[s.id] ?? 0),
+    });
+  }
+  return order(merged, { now, memoryWords: [] });
+}

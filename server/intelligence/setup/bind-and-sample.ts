@@ -1,0 +1,63 @@
+import { executeCapability, parseCapabilityInput, type TCapabilityConfig } from "../../capabilities";
+import type { TDb } from "../../db";
+import { isAppError } from "../../errors";
+import { createTracker, DECISION_MAX_CHARS } from "../trackers";
+import { linkSetupTracker, saveSetupSample } from "./session";
+
+/** What the session keeps of a sample: the results without raw HTML (big, volatile). */
+export type TSetupSample = {
+  capability: string;
+  input: unknown;
+  label: string;
+  results: Record<string, unknown>;
+};
+
+export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
+
+/**
+ * Binding = one real capability call, then the draft tracker. The tracker is created only after the
+ * sample was read, so a wrong or unreachable address leaves nothing behind and the person can simply
+ * send another one. Failures come back as a message for the chat, never as a thrown error.
+ */
+export async function bindAndSample(
+  db: TDb,
+  input: {
+    userId: string;
+    sessionId: string;
+    decision: string;
+    capability: string;
+    capabilityInput: unknown;
+    label: string;
+    config: TCapabilityConfig;
+    signal?: AbortSignal;
+  },
+): Promise<TBindResult> {
+  let parsedInput: unknown;
+  try {
+    parsedInput = parseCapabilityInput(input.capability, input.capabilityInput);
+  } catch (error) {
+    if (isAppError(error)) return { ok: false, message: error.message };
+    throw error;
+  }
+  const envelope = await executeCapability(input.capability, parsedInput, {
+    config: input.config,
+    signal: input.signal,
+  });
+  if (envelope.status !== "completed" || !envelope.results) {
+    const why = envelope.error?.message ?? "The capability returned no data.";
+    return { ok: false, message: `I could not read ${input.label}: ${why}` };
+  }
+  const { html: _html, ...results } = envelope.results as Record<string, unknown>;
+  const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
+
+  const decision = input.decision.trim().slice(0, DECISION_MAX_CHARS);
+  const tracker = await createTracker(db, {
+    userId: input.userId,
+    decision: decision.length >= 3 ? decision : `Watch ${input.label}`.slice(0, DECISION_MAX_CHARS),
+    capability: input.capability,
+    capabilityInput: parsedInput,
+  });
+  await linkSetupTracker(db, { userId: input.userId, sessionId: input.sessionId, trackerId: tracker.id });
+  await saveSetupSample(db, { userId: input.userId, sessionId: input.sessionId, sample });
+  return { ok: true, trackerId: tracker.id, sample };
+}

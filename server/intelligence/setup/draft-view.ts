@@ -1,0 +1,60 @@
+import { describeRule, type TMaterialityRule } from "../definition";
+import type { TDraftView } from "./types";
+
+const IDENTITY_TEXT: Record<string, string> = {
+  place_id: "The Google Maps place id identifies what is tracked",
+  canonical_url: "The page's canonical URL identifies what is tracked",
+  input: "The address you gave identifies what is tracked",
+};
+
+/**
+ * The draft card's view of a definition — also of a partial one while it streams in, so every
+ * property is read defensively. Rules are described in plain language by describeRule.
+ */
+export function toDraftView(definition: unknown): TDraftView {
+  const d = isRecord(definition) ? definition : {};
+  const fields = (Array.isArray(d.fields) ? d.fields : []).filter(isRecord).flatMap((f) => {
+    if (typeof f.name !== "string" || !f.name) return [];
+    return [
+      {
+        name: f.name,
+        type: typeof f.type === "string" ? f.type : "",
+        unit: typeof f.unit === "string" ? f.unit : typeof f.currency === "string" ? f.currency : null,
+        description: typeof f.description === "string" ? f.description : "",
+        extractor: describeExtractor(f.extractor),
+      },
+    ];
+  });
+  const identityKind = isRecord(d.identityRule) && typeof d.identityRule.kind === "string" ? d.identityRule.kind : null;
+  const materiality = isRecord(d.materiality) ? d.materiality : {};
+  const rules = fields.map((field) => {
+    const rule = materiality[field.name];
+    const known = isRecord(rule) && typeof rule.kind === "string" ? (rule as TMaterialityRule) : undefined;
+    try {
+      return describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+    } catch {
+      return `${field.name}: the agent decides`;
+    }
+  });
+  return { fields, identity: identityKind ? (IDENTITY_TEXT[identityKind] ?? identityKind) : null, rules };
+}
+
+function describeExtractor(extractor: unknown): string | null {
+  if (!isRecord(extractor)) return null;
+  switch (extractor.kind) {
+    case "json_pointer":
+      return typeof extractor.pointer === "string" ? `JSON pointer ${extractor.pointer}` : "JSON pointer";
+    case "css":
+      return typeof extractor.selector === "string"
+        ? `CSS ${extractor.selector}${typeof extractor.attribute === "string" ? ` @${extractor.attribute}` : ""}`
+        : "CSS selector";
+    case "regex":
+      return typeof extractor.pattern === "string" ? `regex /${extractor.pattern}/` : "regex";
+    default:
+      return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,41 @@
+import type { TDb } from "../db";
+import { AppError } from "../errors";
+import type { Tracker } from "../generated/prisma/client";
+import { parseDefinition } from "../intelligence/definition";
+import { createTracker, lockDefinition, saveDraftDefinition } from "../intelligence/trackers";
+
+export type TCreateActiveTrackerInput = {
+  userId: string;
+  decision: string;
+  capability: string;
+  capabilityInput: unknown;
+  definition: unknown;
+  scheduleMinutes?: number;
+};
+
+/**
+ * An active tracker in one call (the public API's POST /trackers): the definition is validated first,
+ * so a bad request leaves nothing behind; then create → save draft → lock (v1, due now).
+ */
+export async function createActiveTracker(db: TDb, input: TCreateActiveTrackerInput): Promise<Tracker> {
+  const parsed = parseDefinition(input.definition);
+  if (!parsed.ok) {
+    throw new AppError("BAD_REQUEST", `The definition is not valid: ${parsed.errors.join("; ")}`, {
+      details: { errors: parsed.errors },
+    });
+  }
+  const tracker = await createTracker(db, {
+    userId: input.userId,
+    decision: input.decision,
+    capability: input.capability,
+    capabilityInput: input.capabilityInput,
+    ...(input.scheduleMinutes !== undefined ? { scheduleMinutes: input.scheduleMinutes } : {}),
+  });
+  try {
+    await saveDraftDefinition(db, { userId: input.userId, trackerId: tracker.id, definition: parsed.definition });
+    return (await lockDefinition(db, { userId: input.userId, trackerId: tracker.id })).tracker;
+  } catch (error) {
+    await db.tracker.delete({ where: { id: tracker.id } }).catch(() => {});
+    throw error;
+  }
+}

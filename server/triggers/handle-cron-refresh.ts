@@ -1,0 +1,66 @@
+import { timingSafeEqual } from "node:crypto";
+import { getDb, type TDb } from "../db";
+import { getEnv } from "../env";
+import type { TRefreshOptions } from "../intelligence/refresh";
+import { logger } from "../logger";
+import { runDueRefreshes } from "./run-due-refreshes";
+
+export type TCronDeps = {
+  db?: TDb;
+  secret?: string | undefined;
+  budgetMs?: number;
+  concurrency?: number;
+  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
+};
+
+function reply(body: unknown, status: number): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * GET/POST /api/cron/refresh: `Authorization: Bearer $CRON_SECRET` (what Vercel Cron sends), then one
+ * pass of the claim loop within the budget; answers with its summary.
+ */
+export async function handleCronRefresh(request: Request, deps: TCronDeps = {}): Promise<Response> {
+  const env = getEnv();
+  const secret = "secret" in deps ? deps.secret : env.CRON_SECRET;
+  if (!secret) {
+    return reply(
+      {
+        error: {
+          code: "NOT_CONFIGURED",
+          message: "Scheduled refresh is disabled: set CRON_SECRET (and send it as `Authorization: Bearer <secret>`).",
+        },
+      },
+      503,
+    );
+  }
+  const match = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (!match?.[1] || !sameSecret(match[1], secret)) {
+    return reply(
+      { error: { code: "UNAUTHORIZED", message: "Missing or wrong `Authorization: Bearer <CRON_SECRET>`." } },
+      401,
+    );
+  }
+  try {
+    const summary = await runDueRefreshes(deps.db ?? (await getDb()), {
+      trigger: "cron",
+      budgetMs: deps.budgetMs ?? env.REFRESH_BUDGET_MS,
+      concurrency: deps.concurrency ?? env.REFRESH_CONCURRENCY,
+      ...(deps.refreshOptions ? { refreshOptions: deps.refreshOptions } : {}),
+    });
+    return reply({ ok: true, ...summary }, 200);
+  } catch (error) {
+    logger.error("cron refresh failed", { error });
+    return reply({ error: { code: "INTERNAL", message: "The scheduled refresh failed; it has been logged." } }, 500);
+  }
+}

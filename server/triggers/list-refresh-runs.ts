@@ -1,0 +1,63 @@
+import type { TDb, TTx } from "../db";
+import { getTracker } from "../intelligence/trackers";
+
+export type TRunStepView = { step: string; status: string; ms: number; detail?: string };
+export type TRefreshRunView = {
+  id: string;
+  trigger: string;
+  status: string;
+  outcome: string | null;
+  summary: string | null;
+  modelCalls: number;
+  durationMs: number | null;
+  error: { code: string; message: string } | null;
+  steps: TRunStepView[];
+  definitionVersion: number | null;
+  createdAt: Date;
+};
+
+function toSteps(value: unknown): TRunStepView[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((s) => {
+    if (!s || typeof s !== "object") return [];
+    const step = s as Record<string, unknown>;
+    return [
+      {
+        step: String(step.step ?? "?"),
+        status: String(step.status ?? "?"),
+        ms: typeof step.ms === "number" ? step.ms : 0,
+        ...(typeof step.detail === "string" ? { detail: step.detail } : {}),
+      },
+    ];
+  });
+}
+
+/** The runs log of the user's tracker, newest first. */
+export async function listRefreshRuns(
+  db: TDb | TTx,
+  input: { userId: string; trackerId: string; limit?: number },
+): Promise<TRefreshRunView[]> {
+  const tracker = await getTracker(db, input);
+  const runs = await db.refreshRun.findMany({
+    where: { trackerId: tracker.id },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: Math.min(Math.max(input.limit ?? 20, 1), 100),
+  });
+  return runs.map((run) => {
+    const error = run.error as { code?: string; message?: string } | null;
+    return {
+      id: run.id,
+      trigger: run.trigger,
+      status: run.status,
+      outcome: run.outcome,
+      summary: run.summary,
+      modelCalls: run.modelCalls,
+      durationMs:
+        run.startedAt && run.finishedAt ? Math.max(0, run.finishedAt.getTime() - run.startedAt.getTime()) : null,
+      error: error ? { code: String(error.code ?? "ERROR"), message: String(error.message ?? "") } : null,
+      steps: toSteps(run.steps),
+      definitionVersion: run.definitionVersion,
+      createdAt: run.createdAt,
+    };
+  });
+}

@@ -1,0 +1,172 @@
+import type { TDb } from "../db";
+import { isAppError } from "../errors";
+import { refreshTracker, type TRefreshOptions } from "../intelligence/refresh";
+import { logger as rootLogger, type TLogger } from "../logger";
+import { claimDueTrackers, releaseClaims } from "./claim-due-trackers";
+import { jitterMs } from "./jitter";
+
+export type TRunDueOptions = {
+  trigger: "cron" | "worker";
+  /** Refreshes in flight at once. */
+  concurrency: number;
+  /** No new refresh starts after this many ms; unstarted claims are handed back for the next tick. */
+  budgetMs: number;
+  /** Stop after this many refreshes even with budget left (undefined = no cap). */
+  maxTrackers?: number;
+  now?: () => Date;
+  claimLeaseMs?: number;
+  /** Passed through to refreshTracker (tests: fixture capability config, mock models). */
+  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
+  log?: TLogger;
+  /** Stops claiming when aborted (worker shutdown); refreshes in flight finish. */
+  signal?: AbortSignal;
+};
+
+export type TRunDueSummary = {
+  claimed: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  /** Refreshes that threw (e.g. the tracker was archived meanwhile). */
+  errors: number;
+  /** Claimed but not started before the budget ran out; due again immediately. */
+  released: number;
+  outcomes: Record<string, number>;
+  budgetExhausted: boolean;
+  durationMs: number;
+  results: { trackerId: string; status: string; summary: string }[];
+};
+
+const MAX_RESULTS_IN_SUMMARY = 100;
+
+/**
+ * The claim loop shared by the cron route and the worker: claim due trackers a few at a time, refresh
+ * them with at most `concurrency` in flight, and stop starting new ones when the budget is spent (the
+ * rest stay due for the next tick). Each refresh is the same refreshTracker the UI and the API call.
+ */
+export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise<TRunDueSummary> {
+  const now = options.now ?? (() => new Date());
+  const log = (options.log ?? rootLogger).child({ trigger: options.trigger });
+  const started = performance.now();
+  const deadline = started + options.budgetMs;
+  const concurrency = Math.max(1, Math.floor(options.concurrency));
+  const summary: TRunDueSummary = {
+    claimed: 0,
+    completed: 0,
+    failed: 0,
+    skipped: 0,
+    errors: 0,
+    released: 0,
+    outcomes: {},
+    budgetExhausted: false,
+    durationMs: 0,
+    results: [],
+  };
+  const queue: string[] = [];
+  let exhausted = false; // nothing due any more
+  let startedCount = 0;
+  let claiming: Promise<void> | null = null;
+
+  const stopReason = (): "budget" | "cap" | "signal" | null => {
+    if (options.signal?.aborted) return "signal";
+    if (options.maxTrackers !== undefined && startedCount >= options.maxTrackers) return "cap";
+    if (performance.now() >= deadline) return "budget";
+    return null;
+  };
+
+  // One claim at a time per loop (a small batch), so few trackers sit claimed but unstarted.
+  const refill = async () => {
+    if (claiming) return claiming;
+    claiming = (async () => {
+      const room =
+        options.maxTrackers === undefined
+          ? concurrency
+          : Math.min(concurrency, options.maxTrackers - startedCount - queue.length);
+      if (room <= 0) return;
+      const ids = await claimDueTrackers(db, {
+        limit: room,
+        now: now(),
+        ...(options.claimLeaseMs !== undefined ? { leaseMs: options.claimLeaseMs } : {}),
+      });
+      summary.claimed += ids.length;
+      if (ids.length === 0) exhausted = true;
+      queue.push(...ids);
+    })().finally(() => {
+      claiming = null;
+    });
+    return claiming;
+  };
+
+  const refreshOne = async (trackerId: string) => {
+    try {
+      const result = await refreshTracker(db, trackerId, { ...options.refreshOptions, trigger: options.trigger, log });
+      if (result.status === "completed") summary.completed++;
+      else if (result.status === "failed") summary.failed++;
+      else summary.skipped++;
+      const key = result.outcome ?? result.status;
+      summary.outcomes[key] = (summary.outcomes[key] ?? 0) + 1;
+      if (summary.results.length < MAX_RESULTS_IN_SUMMARY) {
+        summary.results.push({ trackerId, status: result.status, summary: result.summary });
+      }
+      if (result.status === "completed" || result.status === "failed") await spreadNextRun(db, trackerId);
+    } catch (error) {
+      summary.errors++;
+      if (isAppError(error))
+        log.warn("scheduled refresh refused", { trackerId, code: error.code, message: error.message });
+      else log.error("scheduled refresh threw", { trackerId, error });
+      if (summary.results.length < MAX_RESULTS_IN_SUMMARY) {
+        summary.results.push({ trackerId, status: "error", summary: isAppError(error) ? error.message : "error" });
+      }
+    }
+  };
+
+  const lane = async () => {
+    for (;;) {
+      const stop = stopReason();
+      if (stop) {
+        if (stop === "budget") summary.budgetExhausted = true;
+        return;
+      }
+      let id = queue.shift();
+      if (id === undefined) {
+        if (exhausted) return;
+        await refill();
+        id = queue.shift();
+        if (id === undefined) {
+          if (exhausted) return;
+          continue;
+        }
+      }
+      startedCount++;
+      await refreshOne(id);
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: concurrency }, () => lane()));
+  } finally {
+    if (claiming) await claiming;
+    if (queue.length) {
+      summary.released = queue.length;
+      await releaseClaims(db, queue.splice(0), now());
+    }
+    summary.durationMs = Math.round(performance.now() - started);
+  }
+  return summary;
+}
+
+/** Adds the tracker's stable jitter to the next run refreshTracker just set (see jitter.ts). */
+async function spreadNextRun(db: TDb, trackerId: string): Promise<void> {
+  const tracker = await db.tracker.findUnique({
+    where: { id: trackerId },
+    select: { nextRunAt: true, scheduleMinutes: true, leaseToken: true },
+  });
+  if (!tracker?.nextRunAt || tracker.leaseToken) return;
+  const offset = jitterMs(trackerId, tracker.scheduleMinutes);
+  if (offset === 0) return;
+  // Conditional on the value just read, so a concurrent refresh's newer nextRunAt is never overwritten.
+  await db.tracker.updateMany({
+    where: { id: trackerId, nextRunAt: tracker.nextRunAt, leaseToken: null },
+    data: { nextRunAt: new Date(tracker.nextRunAt.getTime() + offset) },
+  });
+}

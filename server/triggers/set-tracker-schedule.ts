@@ -1,0 +1,43 @@
+import { z } from "zod";
+import type { TDb, TTx } from "../db";
+import { AppError } from "../errors";
+import type { Tracker } from "../generated/prisma/client";
+import { getTracker } from "../intelligence/trackers";
+
+/** The schedules people can pick (minutes). */
+export const SCHEDULE_OPTIONS = [
+  { minutes: 15, label: "Every 15 minutes" },
+  { minutes: 30, label: "Every 30 minutes" },
+  { minutes: 60, label: "Hourly" },
+  { minutes: 180, label: "Every 3 hours" },
+  { minutes: 360, label: "Every 6 hours" },
+  { minutes: 720, label: "Every 12 hours" },
+  { minutes: 1440, label: "Daily" },
+] as const;
+
+export const ZScheduleMinutesSchema = z
+  .number()
+  .int()
+  .refine((m) => SCHEDULE_OPTIONS.some((o) => o.minutes === m), {
+    message: `Choose one of the schedules: ${SCHEDULE_OPTIONS.map((o) => o.minutes).join(", ")} minutes.`,
+  });
+
+/**
+ * Changes how often the user's tracker refreshes. The next run moves earlier if the new schedule
+ * says so (hourly → every 15 min takes effect now), never later than it already was.
+ */
+export async function setTrackerSchedule(
+  db: TDb | TTx,
+  input: { userId: string; trackerId: string; scheduleMinutes: number },
+  now: Date = new Date(),
+): Promise<Tracker> {
+  const parsed = ZScheduleMinutesSchema.safeParse(input.scheduleMinutes);
+  if (!parsed.success) throw new AppError("BAD_REQUEST", parsed.error.issues[0]?.message ?? "Invalid schedule.");
+  const tracker = await getTracker(db, input);
+  if (tracker.status === "archived") throw new AppError("PRECONDITION_FAILED", "This tracker is archived.");
+  const base = tracker.lastRunAt ?? now;
+  const candidate = new Date(base.getTime() + parsed.data * 60_000);
+  const nextRunAt =
+    tracker.nextRunAt && tracker.nextRunAt.getTime() < candidate.getTime() ? tracker.nextRunAt : candidate;
+  return db.tracker.update({ where: { id: tracker.id }, data: { scheduleMinutes: parsed.data, nextRunAt } });
+}

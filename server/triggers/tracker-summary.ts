@@ -1,0 +1,74 @@
+import type { TDb, TTx } from "../db";
+import type { Tracker } from "../generated/prisma/client";
+import { FAILING_AFTER, isFailing } from "../intelligence/refresh";
+
+export type TTrackerSummary = {
+  id: string;
+  decision: string;
+  capability: string;
+  /** What the capability is bound to (URL or place id), for display. */
+  target: string;
+  status: Tracker["status"];
+  failing: boolean;
+  lastError: string | null;
+  consecutiveFailures: number;
+  scheduleMinutes: number;
+  lockedVersion: number | null;
+  lastRunAt: Date | null;
+  nextRunAt: Date | null;
+  lastMaterialAt: Date | null;
+  createdAt: Date;
+};
+
+export function describeTarget(capabilityInput: unknown): string {
+  if (capabilityInput && typeof capabilityInput === "object") {
+    const input = capabilityInput as Record<string, unknown>;
+    if (typeof input.url === "string") return input.url;
+    if (typeof input.placeId === "string") return `place ${input.placeId}`;
+  }
+  return JSON.stringify(capabilityInput);
+}
+
+export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null): TTrackerSummary {
+  return {
+    id: tracker.id,
+    decision: tracker.decision,
+    capability: tracker.capability,
+    target: describeTarget(tracker.capabilityInput),
+    status: tracker.status,
+    failing: tracker.status === "active" && isFailing(tracker.consecutiveFailures),
+    lastError: tracker.lastError,
+    consecutiveFailures: tracker.consecutiveFailures,
+    scheduleMinutes: tracker.scheduleMinutes,
+    lockedVersion: tracker.lockedVersion,
+    lastRunAt: tracker.lastRunAt,
+    nextRunAt: tracker.status === "active" ? tracker.nextRunAt : null,
+    lastMaterialAt,
+    createdAt: tracker.createdAt,
+  };
+}
+
+export { FAILING_AFTER };
+
+/** The user's trackers for the list page, newest first, with when each last changed materially. */
+export async function listTrackerSummaries(
+  db: TDb | TTx,
+  input: { userId: string; status?: Tracker["status"] | "failing" },
+): Promise<TTrackerSummary[]> {
+  const trackers = await db.tracker.findMany({
+    where: { userId: input.userId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+  const last = trackers.length
+    ? await db.entityChange.groupBy({
+        by: ["trackerId"],
+        where: { trackerId: { in: trackers.map((t) => t.id) }, materiality: "material" },
+        _max: { capturedAt: true },
+      })
+    : [];
+  const byTracker = new Map(last.map((row) => [row.trackerId, row._max.capturedAt ?? null]));
+  const all = trackers.map((t) => toTrackerSummary(t, byTracker.get(t.id) ?? null));
+  if (!input.status) return all;
+  if (input.status === "failing") return all.filter((t) => t.failing);
+  return all.filter((t) => t.status === input.status);
+}

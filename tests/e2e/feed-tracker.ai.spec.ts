@@ -1,0 +1,85 @@
+import { expect, type Page, test } from "@playwright/test";
+import { model, site } from "./fixtures";
+import { SETUP_PRICING_HTML } from "./setup-pages";
+import { setupRecordings } from "./setup-recordings";
+
+/**
+ * AI app, through the app only: the drafter sets up a tracker (recorded conversation), a refresh records a
+ * material change, the feed shows its card with empty slots; once the fixture model's enhancement answers,
+ * the "why" slot fills in WITHOUT a reload; an identical refresh makes no further model call.
+ */
+async function refresh(page: Page, trackerId: string) {
+  const res = await page.request.post("/api/trpc/tracker.refresh", { data: { json: { trackerId } } });
+  expect(res.ok(), await res.text()).toBe(true);
+  return (await res.json()) as { result: { data: { json: { outcome: string } } } };
+}
+
+async function enhanceCalls() {
+  const requests = (await model.requests()) as { summary?: { schemaName?: string } }[];
+  return requests.filter((r) => r.summary?.schemaName === "feed_enhancement").length;
+}
+
+test("AI: a tracker's material change card gets its slot text live, and the hash gate holds", async ({ page }) => {
+  await site.setPage("/setup/acme/pricing", { body: SETUP_PRICING_HTML });
+  await model.setRecordings(setupRecordings(site.url));
+
+  await page.goto("/trackers/new");
+  await page
+    .getByTestId("setup-input")
+    .fill(`Tell me if Acme's pricing page undercuts our $49 plan — ${site.urlFor("/setup/acme/pricing")}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("draft-card")).toHaveAttribute("data-state", "saved");
+  await page.getByTestId("setup-input").fill("looks good");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page).toHaveURL(/\/trackers\/(?!new)[^/?]+$/);
+  const trackerId = new URL(page.url()).pathname.split("/").at(-1) as string;
+  expect((await refresh(page, trackerId)).result.data.json.outcome).toBe("baseline");
+
+  await site.setPage("/setup/acme/pricing", {
+    body: SETUP_PRICING_HTML.replace('"45.00"', '"39.00"').replace("$45", "$39"),
+  });
+  expect((await refresh(page, trackerId)).result.data.json.outcome).toBe("material");
+
+  await page.goto("/");
+  const card = page
+    .locator('[data-testid="feed-card"][data-item-type="tracker-change"]')
+    .filter({ has: page.locator(`a[href="/trackers/${trackerId}"]`) });
+  await expect(card).toBeVisible();
+  await expect(card.getByTestId("change-row").first()).toBeVisible();
+  // Nothing filled yet: the slot area is empty.
+  await expect(card.locator('[data-testid^="slot-"]')).toHaveCount(0);
+  const itemId = (await card.getAttribute("data-item-id")) as string;
+
+  // Now the model has an answer for this item (its id is only known once the change exists).
+  await model.setRecordings([
+    {
+      name: "feed-enhance-tracker",
+      match: { schemaName: "feed_enhancement" },
+      response: {
+        latencyMs: 1500,
+        json: {
+          slotFills: [{ itemId, slot: "why", text: "Acme now sits $10 below your $49 plan." }],
+          syntheticItems: [],
+          suppress: [],
+          rankingHints: [],
+        },
+      },
+    },
+  ]);
+  const before = await enhanceCalls();
+  await page.evaluate(() => {
+    (window as unknown as { __noReload: boolean }).__noReload = true;
+  });
+  await page.getByTestId("feed-refresh").click();
+  await expect(card.getByTestId("slot-why")).toHaveText("Acme now sits $10 below your $49 plan.", {
+    timeout: 20_000,
+  });
+  expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+  expect(await enhanceCalls()).toBe(before + 1);
+
+  // Identical refresh → same hash → no model call.
+  await page.getByTestId("feed-refresh").click();
+  await expect(page.getByTestId("feed-refresh")).toHaveText("Refresh");
+  await page.waitForTimeout(2_000);
+  expect(await enhanceCalls()).toBe(before + 1);
+});

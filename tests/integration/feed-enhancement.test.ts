@@ -1,0 +1,255 @@
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getModel } from "@/server/ai";
+import { requestEnhancement } from "@/server/enhancement/enhancement-manager";
+import { resetEnvForTests } from "@/server/env";
+import { feedEvents } from "@/server/feed/feed-events";
+import { getFeed } from "@/server/feed/get-feed";
+import { touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { fixtureModel } from "../helpers/trackers";
+
+const NOW = new Date("2026-11-29T15:00:00Z");
+let t: TTestDb;
+let model: TModelServer;
+let site: TFixtureSite;
+let userId: string;
+let changeItemId: string;
+
+beforeAll(async () => {
+  [t, model, site] = await Promise.all([createTestDb(), startModelServer(), startFixtureSite()]);
+  process.env.OPEN_METEO_BASE_URL = site.url;
+  process.env.FETCH_ALLOW_HOSTS = `127.0.0.1:${site.port}`;
+  resetEnvForTests();
+  userId = (await ensureLocalUser(t.db)).id;
+  const tracker = await t.db.tracker.create({
+    data: {
+      userId,
+      decision: "Should we match Acme's price?",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/acme") },
+      status: "active",
+    },
+  });
+  const run = await t.db.refreshRun.create({ data: { trackerId: tracker.id, trigger: "manual", status: "completed" } });
+  const entity = await t.db.trackedEntity.create({ data: { trackerId: tracker.id, entityKey: "acme-pro" } });
+  const change = await t.db.entityChange.create({
+    data: {
+      entityId: entity.id,
+      trackerId: tracker.id,
+      runId: run.id,
+      capturedAt: new Date(NOW.getTime() - 3_600_000),
+      delta: { price: { from: 49, to: 39 } },
+      materiality: "material",
+      decisions: {},
+      definitionVersion: 1,
+    },
+  });
+  changeItemId = `change:${change.id}`;
+  await t.db.tracker.create({
+    data: {
+      userId,
+      decision: "Is the venue still open?",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/venue") },
+      status: "active",
+      consecutiveFailures: 3,
+      lastError: "The page answered HTTP 500.",
+    },
+  });
+});
+
+afterAll(async () => {
+  delete process.env.OPEN_METEO_BASE_URL;
+  delete process.env.FETCH_ALLOW_HOSTS;
+  resetEnvForTests();
+  await Promise.all([t?.close(), model?.close(), site?.close()]);
+});
+
+const enhancementCalls = () => model.requests.filter((r) => r.summary.schemaName === "feed_enhancement").length;
+
+describe("feed: trackers source", () => {
+  it("shows a material change card with from → to rows and empty slots, and a failing tracker card", async () => {
+    const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    const card = feed.items.find((i) => i.id === changeItemId);
+    expect(card?.type).toBe("tracker-change");
+    const rows = Object.values(card?.ui?.elements ?? {}).filter((e) => e.type === "ChangeRow");
+    expect(rows.map((r) => r.props)).toEqual([{ field: "price", from: "49", to: "39" }]);
+    expect(card?.slots?.why?.content).toBeNull();
+    expect(card?.slots?.why?.description).toContain("Should we match Acme's price?");
+    const failing = feed.items.find((i) => i.type === "tracker-failing");
+    expect(JSON.stringify(failing?.ui)).toContain("3 refreshes failed in a row. The page answered HTTP 500.");
+    expect(failing?.slots).toBeUndefined();
+    expect(feed.errors).toEqual([]);
+  });
+});
+
+describe("feed: enhancement harness", () => {
+  it("rules mode: no model → no call, feed still works", async () => {
+    expect(getModel("enhancer")).toBeNull(); // tests run without AI configuration
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    expect(await requestEnhancement(t.db, userId, items, "", { now: NOW, model: null })).toBe("rules");
+  });
+
+  it("skips users inactive for over 2 hours", async () => {
+    await touchLastActive(t.db, userId, new Date(NOW.getTime() - 3 * 3_600_000));
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const outcome = await requestEnhancement(t.db, userId, items, "", { now: NOW, model: fixtureModel(model.url) });
+    expect(outcome).toBe("inactive");
+    expect(enhancementCalls()).toBe(0);
+  });
+
+  it("one call fills slots (text kept verbatim), drops invalid synthetic UI, notifies, then the hash gate holds", async () => {
+    model.setRecordings([
+      {
+        name: "enhance",
+        match: { schemaName: "feed_enhancement" },
+        response: {
+          json: {
+            slotFills: [
+              { itemId: changeItemId, slot: "why", text: "<b>Acme</b> undercuts you by 10 <script>alert(1)</script>" },
+              { itemId: changeItemId, slot: "unknown-slot", text: "dropped" },
+            ],
+            syntheticItems: [
+              {
+                id: "brief",
+                type: "briefing",
+                uiJson: JSON.stringify({
+                  root: "r",
+                  elements: { r: { type: "Text", props: { text: "Price war." }, children: [] } },
+                }),
+              },
+              {
+                id: "evil",
+                type: "briefing",
+                uiJson: JSON.stringify({
+                  root: "r",
+                  elements: { r: { type: "RawHtml", props: { html: "<img>" }, children: [] } },
+                }),
+              },
+            ],
+            suppress: [],
+            rankingHints: [],
+          },
+        },
+      },
+    ]);
+    await touchLastActive(t.db, userId, NOW);
+    const controller = new AbortController();
+    const events = feedEvents(userId, { signal: controller.signal });
+    const firstEvent = events.next();
+
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const outcome = await requestEnhancement(t.db, userId, items, "We sell Pro at 49.", {
+      now: NOW,
+      model: fixtureModel(model.url),
+    });
+    expect(outcome).toBe("enhanced");
+    expect(enhancementCalls()).toBe(1);
+    // The model saw slotted items only, with slot descriptions; the failing card (no slots) was not sent.
+    const prompt = JSON.stringify(model.requests.at(-1)?.body);
+    expect(prompt).toContain(changeItemId);
+    expect(prompt).not.toContain("failing:");
+    expect((await firstEvent).value).toMatchObject({ userId, reason: "enhanced" });
+    controller.abort();
+
+    const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    const card = feed.items.find((i) => i.id === changeItemId);
+    expect(card?.slots?.why?.content).toBe("<b>Acme</b> undercuts you by 10 <script>alert(1)</script>");
+    expect(card?.slots?.next?.content).toBeNull();
+    expect(feed.items.filter((i) => i.synthetic).map((i) => i.id)).toEqual(["synthetic:brief"]);
+
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row.modelCalls).toBe(1);
+
+    // Identical input → hash gate: no second call.
+    const again = await requestEnhancement(t.db, userId, items, "We sell Pro at 49.", {
+      now: NOW,
+      model: fixtureModel(model.url),
+    });
+    expect(again).toBe("cached");
+    expect(enhancementCalls()).toBe(1);
+  });
+
+  it("single flight across processes: a live lease held elsewhere means no call here, the hash is left pending", async () => {
+    await t.db.feedEnhancement.update({
+      where: { userId },
+      data: { leaseToken: "other-process", leaseExpiresAt: new Date(NOW.getTime() + 60_000) },
+    });
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const before = enhancementCalls();
+    const outcome = await requestEnhancement(t.db, userId, items, "changed memory", {
+      now: NOW,
+      model: fixtureModel(model.url),
+    });
+    expect(outcome).toBe("in_flight");
+    expect(enhancementCalls()).toBe(before);
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row.pendingHash).toMatch(/^[0-9a-f]{32}$/);
+    await t.db.feedEnhancement.update({ where: { userId }, data: { leaseToken: null, leaseExpiresAt: null } });
+  });
+
+  it("debounce: rapid requests collapse into one run (earlier ones are superseded)", async () => {
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const before = enhancementCalls();
+    const m = fixtureModel(model.url);
+    const outcomes = await Promise.all([
+      requestEnhancement(t.db, userId, items, "memo 1", { now: NOW, model: m, debounceMs: 30 }),
+      requestEnhancement(t.db, userId, items, "memo 2", { now: NOW, model: m, debounceMs: 30 }),
+      requestEnhancement(t.db, userId, items, "memo 3", { now: NOW, model: m, debounceMs: 30 }),
+    ]);
+    expect(outcomes).toEqual(["superseded", "superseded", "enhanced"]);
+    expect(enhancementCalls()).toBe(before + 1);
+  });
+});
+
+describe("feed: location → weather and calendar against local fixtures", () => {
+  it("no saved place → no weather item and no error; a place → Open-Meteo item with slots", async () => {
+    site.setJson("/v1/forecast", JSON.parse(fs.readFileSync("tests/fixtures/open-meteo/forecast.json", "utf8")));
+    site.setPage("/cal.ics", {
+      body: fs.readFileSync("tests/fixtures/open-meteo/calendar.ics", "utf8"),
+      contentType: "text/calendar",
+    });
+    let feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.items.some((i) => i.type === "weather-current")).toBe(false);
+    expect(site.hits("/v1/forecast")).toBe(0);
+
+    await updateUserSettings(t.db, userId, {
+      locationName: "London",
+      latitude: 51.5,
+      longitude: -0.12,
+      timezone: "Europe/London",
+      calendarUrl: site.urlFor("/cal.ics"),
+      memory: "",
+    });
+    feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.errors).toEqual([]);
+    const weather = feed.items.find((i) => i.type === "weather-current");
+    expect(weather?.data).toMatchObject({ place: "London", temperature: 11.3, condition: "rain" });
+    expect(Object.keys(weather?.slots ?? {})).toEqual(["insight", "cross-source"]);
+    const forecastReq = site.requests.find((r) => r.path.startsWith("/v1/forecast"));
+    expect(forecastReq?.path).toContain("latitude=51.5");
+    expect(forecastReq?.path).toContain("timezone=Europe%2FLondon");
+
+    const events = feed.items.filter((i) => i.type === "calendar-event");
+    expect(events.map((e) => e.data.title)).toEqual(["Dinner at The Ivy"]);
+    expect(events[0]?.data.location).toBe("The Ivy, West St");
+    expect(Object.keys(events[0]?.slots ?? {})).toEqual(["logistics", "weather"]);
+  });
+
+  it("a failing weather service and a broken calendar become source errors; trackers still show", async () => {
+    site.setPage("/v1/forecast", { status: 503, body: "down" });
+    site.setPage("/cal.ics", { body: "<html>not a calendar</html>" });
+    const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.errors).toEqual(
+      expect.arrayContaining([
+        { sourceId: "weather", message: "Weather service answered HTTP 503." },
+        { sourceId: "calendar", message: "The calendar URL did not return an iCalendar (.ics) file." },
+      ]),
+    );
+    expect(feed.items.some((i) => i.id === changeItemId)).toBe(true);
+  });
+});

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refreshTracker } from "@/server/intelligence/refresh";
+import {
+  createSetupSession,
+  getSetupState,
+  handleSetupMessage,
+  listOpenSetupSessions,
+  NO_TARGET_QUESTION,
+  openEditSession,
+  saveSetupDraft,
+  type TSetupEvent,
+} from "@/server/intelligence/setup";
+import { getLockedDefinition, listDefinitionVersions } from "@/server/intelligence/trackers";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { localCapabilityConfig } from "../helpers/trackers";
+
+/** Tracker setup in rules mode (no drafter model): bind from the message, draft from structure, lock, edit → v2. */
+
+const PRICING = `<!doctype html><html><head><title>Acme pricing</title><link rel="canonical" href="/pricing">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Acme Pro",
+"offers":{"@type":"Offer","price":"45.00","priceCurrency":"USD","availability":"https://schema.org/InStock"}}</script>
+</head><body><main><h1>Pricing</h1><h2>Pro</h2><p>Pro plan $45 per month</p><h2>Team</h2><p>Team plan $99 per month</p></main></body></html>`;
+
+let t: TTestDb;
+let site: TFixtureSite;
+let userId: string;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  site = await startFixtureSite();
+  userId = (await ensureLocalUser(t.db)).id;
+  site.setPage("/pricing", { body: PRICING });
+  site.setJson("/api/plan", { plan: "pro", price: 45, seats: 5, active: true });
+  site.setPage("/logo.png", { body: "PNG", contentType: "image/png" });
+});
+afterAll(async () => {
+  await site?.close();
+  await t?.close();
+});
+
+const refreshOptions = () => ({
+  trigger: "manual" as const,
+  models: { filler: null, judge: null },
+  capabilityConfig: localCapabilityConfig([site.url]),
+});
+
+async function turn(sessionId: string, text: string, allow: string[] = [site.url]) {
+  const events: TSetupEvent[] = [];
+  await handleSetupMessage(t.db, {
+    userId,
+    sessionId,
+    text,
+    config: localCapabilityConfig(allow),
+    emit: (e) => events.push(e),
+    model: null,
+  });
+  const replies = events.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
+  return { events, replies, last: replies.at(-1) };
+}
+
+describe("setup in rules mode", () => {
+  it("drafts from the page's JSON-LD offer and detected prices, persists, and locks v1 on 'looks good'", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    const first = await turn(session.id, `Tell me if Acme undercuts our $49 plan — ${site.urlFor("/pricing")}`);
+    expect(first.events.some((e) => e.type === "sample")).toBe(true);
+    const draftEvent = first.events.find((e) => e.type === "draft");
+    expect(draftEvent).toBeDefined();
+
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(state.tracker?.status).toBe("draft");
+    const names = state.draft?.definition.fields.map((f) => f.name) ?? [];
+    expect(names).toContain("acme_pro_price");
+    expect(names).toContain("price");
+    const offer = state.draft?.definition.fields.find((f) => f.name === "acme_pro_price");
+    expect(offer).toMatchObject({ type: "money", currency: "USD", extractor: { pointer: "/jsonLd/0/offers/price" } });
+    expect(state.draft?.definition.materiality.acme_pro_price).toEqual({ kind: "numeric", relative: 0.01 });
+    expect(state.draft?.definition.identityRule).toEqual({ kind: "canonical_url" });
+    expect(state.draft?.view.rules).toContain("acme_pro_price: material on a 1% move or more");
+
+    const chat = await turn(session.id, "add a field for the annual price");
+    expect(chat.last?.metadata?.kind).toBe("info");
+    expect(chat.last?.parts[0]?.text).toMatch(/AI is off/);
+
+    const locked = await turn(session.id, "looks good");
+    const lockedEvent = locked.events.find((e) => e.type === "locked");
+    expect(lockedEvent).toMatchObject({ version: 1 });
+    const trackerId = state.tracker?.id ?? "";
+    const v1 = await getLockedDefinition(t.db, trackerId);
+    expect(v1?.version).toBe(1);
+    expect(v1?.definition.fields.map((f) => f.name)).toEqual(names);
+
+    // The locked definition's extractors work in the hot loop: the baseline has the sample's values.
+    const run = await refreshTracker(t.db, trackerId, refreshOptions());
+    expect(run.status).toBe("completed");
+    const state45 = await t.db.entityCurrentState.findFirst({ where: { entity: { trackerId } } });
+    expect(state45?.fields).toMatchObject({ acme_pro_price: { amount: 45, currency: "USD" }, price: { amount: 45 } });
+  });
+
+  it("keeps each user's setup conversations private and lists the open ones to resume", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Resume me ${site.urlFor("/api/plan")}`);
+    const other = await t.db.user.create({ data: { id: "someone-else", name: "Someone else" } });
+    await expect(getSetupState(t.db, { userId: other.id, sessionId: session.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    const open = await listOpenSetupSessions(t.db, { userId });
+    expect(open[0]).toMatchObject({ sessionId: session.id, title: expect.stringContaining("Resume me") });
+    expect(await listOpenSetupSessions(t.db, { userId: other.id })).toEqual([]);
+  });
+
+  it("refuses a second message while a turn of the same conversation is running", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    site.setPage("/slow", { body: "<html><body><h1>Slow</h1><p>$5</p></body></html>", delayMs: 300 });
+    const first = turn(session.id, `Watch ${site.urlFor("/slow")}`);
+    await expect(turn(session.id, "looks good")).rejects.toMatchObject({ code: "CONFLICT" });
+    await first;
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(state.draft).not.toBeNull();
+  });
+
+  it("drafts typed fields from a JSON endpoint with JSON pointers into the body", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Watch our plan ${site.urlFor("/api/plan")}`);
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    const fields = state.draft?.definition.fields ?? [];
+    expect(fields.map((f) => [f.name, f.type, f.extractor])).toEqual([
+      ["plan", "string", { kind: "json_pointer", pointer: "/plan" }],
+      ["price", "number", { kind: "json_pointer", pointer: "/price" }],
+      ["seats", "integer", { kind: "json_pointer", pointer: "/seats" }],
+      ["active", "boolean", { kind: "json_pointer", pointer: "/active" }],
+    ]);
+    expect(state.draft?.definition.identityRule).toEqual({ kind: "input" });
+  });
+
+  it("asks back when the message has no usable target, and reports unreachable, private and non-HTML pages in the chat", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    const none = await turn(session.id, "Tell me if Acme undercuts us");
+    expect(none.last).toMatchObject({ metadata: { kind: "question" } });
+    expect(none.last?.parts[0]?.text).toBe(NO_TARGET_QUESTION);
+
+    const missing = await turn(session.id, `Here: ${site.urlFor("/nope")}`);
+    expect(missing.last?.metadata?.kind).toBe("error");
+    expect(missing.last?.parts[0]?.text).toMatch(/could not read .*\/nope/);
+
+    const privateUrl = await turn(session.id, "Here: http://10.0.0.7/pricing");
+    expect(privateUrl.last?.metadata?.kind).toBe("error");
+    expect(privateUrl.last?.parts[0]?.text).toMatch(/could not read http:\/\/10\.0\.0\.7\/pricing/);
+
+    // Unreachable: an allowed host where nothing listens (port 9, discard) → connection refused.
+    const unreachable = await turn(session.id, "Here: http://127.0.0.1:9/pricing", [site.url, "http://127.0.0.1:9"]);
+    expect(unreachable.last?.metadata?.kind).toBe("error");
+    expect(unreachable.last?.parts[0]?.text).toMatch(/could not read http:\/\/127\.0\.0\.1:9\/pricing: /);
+
+    const png = await turn(session.id, `Here: ${site.urlFor("/logo.png")}`);
+    expect(png.last?.parts[0]?.text).toMatch(/not a web page \(image\/png\)/);
+
+    // Still usable: a good address now binds and drafts.
+    const ok = await turn(session.id, site.urlFor("/pricing"));
+    expect(ok.events.some((e) => e.type === "draft")).toBe(true);
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.messages).toHaveLength(12);
+    expect(state.tracker?.decision).toBe("Tell me if Acme undercuts us");
+  });
+
+  it("editing an active tracker's definition creates v2; v1 stays readable and changes keep the version they used", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Watch ${site.urlFor("/api/plan")}`);
+    await turn(session.id, "looks good");
+    const trackerId = (await getSetupState(t.db, { userId, sessionId: session.id })).tracker?.id ?? "";
+    await refreshTracker(t.db, trackerId, refreshOptions());
+
+    const edit = await openEditSession(t.db, { userId, trackerId });
+    expect(edit.id).toBe(session.id);
+    const reopened = await getSetupState(t.db, { userId, sessionId: edit.id });
+    expect(reopened.status).toBe("open");
+    expect(reopened.draft?.version).toBe(2);
+    const def = reopened.draft?.definition;
+    if (!def) throw new Error("no draft");
+    const { seats: _seats, ...withoutSeats } = def.materiality;
+    await saveSetupDraft(t.db, {
+      userId,
+      sessionId: edit.id,
+      definition: { ...def, fields: def.fields.filter((f) => f.name !== "seats"), materiality: withoutSeats },
+    });
+    const lock = await turn(edit.id, "looks good");
+    expect(lock.events.find((e) => e.type === "locked")).toMatchObject({ version: 2 });
+
+    const versions = await listDefinitionVersions(t.db, { userId, trackerId });
+    expect(versions.map((v) => [v.version, v.inForce])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+    expect(versions[1]?.definition.fields.map((f) => f.name)).toContain("seats");
+    expect(versions[0]?.definition.fields.map((f) => f.name)).not.toContain("seats");
+
+    site.setJson("/api/plan", { plan: "pro", price: 39, seats: 5, active: true });
+    await refreshTracker(t.db, trackerId, refreshOptions());
+    const rows = await t.db.entityChange.findMany({ where: { trackerId }, orderBy: { capturedAt: "asc" } });
+    expect(rows.map((r) => r.definitionVersion)).toEqual([1, 2]);
+  });
+});
