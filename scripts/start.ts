@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { EnvError, parseEnv, type TEnv, ZEnvSchema } from "../server/env";
+import { parseEnvOrExit, ZEnvSchema } from "../server/env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // BELLWETHER_DIST_DIR (read by next.config.ts too) lets parallel test runs keep separate builds.
@@ -43,15 +43,6 @@ const fail = (line: string): never => {
   process.stderr.write(`${line}\n`);
   process.exit(1);
 };
-
-function loadConfig(): TEnv {
-  try {
-    return parseEnv(process.env);
-  } catch (error) {
-    if (error instanceof EnvError) fail(error.message);
-    throw error;
-  }
-}
 
 function listFiles(dir: string): string[] {
   const abs = path.join(ROOT, dir);
@@ -233,7 +224,7 @@ function serverRss(server: ChildProcess): string {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = parseEnvOrExit();
   await ensureBuild();
 
   const port = String(config.PORT);

@@ -6,21 +6,12 @@
  * Needs DATABASE_URL (PostgreSQL). The embedded database (PGlite) belongs to one process — the app —
  * so with it, trigger /api/cron/refresh instead (see README "Scheduled refresh").
  */
-import { EnvError, parseEnv } from "../server/env";
+import { parseEnvOrExit } from "../server/env";
 
 const say = (line: string) => process.stdout.write(`[worker] ${line}\n`);
 
 async function main() {
-  let env: ReturnType<typeof parseEnv>;
-  try {
-    env = parseEnv(process.env);
-  } catch (error) {
-    if (error instanceof EnvError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const env = parseEnvOrExit();
   if (!env.DATABASE_URL) {
     process.stderr.write(
       "npm run worker needs DATABASE_URL (PostgreSQL): the embedded database can only be opened by one process, the app. " +

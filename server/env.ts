@@ -103,6 +103,17 @@ export function parseEnv(source: Record<string, string | undefined>): TEnv {
   throw new EnvError(`Invalid configuration: ${problems.join("; ")}`);
 }
 
+/** For command-line entry points (start, worker, demo): a bad configuration prints its one line and exits 1. */
+export function parseEnvOrExit(source: Record<string, string | undefined> = process.env): TEnv {
+  try {
+    return parseEnv(source);
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
 let cached: TEnv | undefined;
 
 export function getEnv(): TEnv {

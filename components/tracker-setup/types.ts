@@ -1,26 +1,8 @@
-/** Client-side mirrors of the setup event stream (server/intelligence/setup/types.ts); no server imports here. */
-export type TChatMessage = {
-  id: string;
-  role: "user" | "assistant";
-  parts: { type: "text"; text: string }[];
-  metadata?: { kind?: "text" | "question" | "error" | "info" };
-};
+/** The setup event stream's types (type-only imports from the server: nothing server-side reaches the bundle). */
+import type { TSetupEvent, TSetupMessage } from "@/server/intelligence/setup/types";
 
-export type TDraftView = {
-  fields: { name: string; type: string; unit: string | null; description: string; extractor: string | null }[];
-  identity: string | null;
-  rules: string[];
-};
-
-export type TSetupEvent =
-  | { type: "message"; message: TChatMessage }
-  | { type: "assistant-delta"; id: string; text: string }
-  | { type: "status"; text: string }
-  | { type: "sample"; sample: unknown; target: string }
-  | { type: "draft-partial"; draft: TDraftView }
-  | { type: "draft"; draft: TDraftView; version: number }
-  | { type: "locked"; trackerId: string; version: number }
-  | { type: "done" };
+export type { TDraftView, TSetupEvent } from "@/server/intelligence/setup/types";
+export type TChatMessage = TSetupMessage;
 
 /** Reads an NDJSON response body, calling onEvent per line. */
 export async function readEvents(res: Response, onEvent: (event: TSetupEvent) => void): Promise<void> {

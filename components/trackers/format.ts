@@ -23,12 +23,4 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-export const SCHEDULE_CHOICES = [
-  { minutes: 15, label: "Every 15 minutes" },
-  { minutes: 30, label: "Every 30 minutes" },
-  { minutes: 60, label: "Hourly" },
-  { minutes: 180, label: "Every 3 hours" },
-  { minutes: 360, label: "Every 6 hours" },
-  { minutes: 720, label: "Every 12 hours" },
-  { minutes: 1440, label: "Daily" },
-] as const;
+export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/server/triggers/schedule-options";

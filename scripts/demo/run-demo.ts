@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { EnvError, parseEnv } from "../../server/env";
+import { parseEnvOrExit } from "../../server/env";
 import { startDemoSite } from "./demo-site";
 import { demoTrackers } from "./demo-trackers";
 
@@ -48,16 +48,7 @@ async function waitFor(url: string, timeoutMs: number, child: ChildProcess): Pro
 }
 
 async function main() {
-  let env: ReturnType<typeof parseEnv>;
-  try {
-    env = parseEnv(process.env);
-  } catch (error) {
-    if (error instanceof EnvError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const env = parseEnvOrExit();
   const sitePort = flag("site-port", 4545);
   const tickMs = flag("tick-seconds", 45) * 1000;
   const site = await startDemoSite(sitePort);

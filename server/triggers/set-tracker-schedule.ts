@@ -3,17 +3,9 @@ import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { Tracker } from "../generated/prisma/client";
 import { getTracker } from "../intelligence/trackers";
+import { SCHEDULE_OPTIONS } from "./schedule-options";
 
-/** The schedules people can pick (minutes). */
-export const SCHEDULE_OPTIONS = [
-  { minutes: 15, label: "Every 15 minutes" },
-  { minutes: 30, label: "Every 30 minutes" },
-  { minutes: 60, label: "Hourly" },
-  { minutes: 180, label: "Every 3 hours" },
-  { minutes: 360, label: "Every 6 hours" },
-  { minutes: 720, label: "Every 12 hours" },
-  { minutes: 1440, label: "Daily" },
-] as const;
+export { SCHEDULE_OPTIONS };
 
 export const ZScheduleMinutesSchema = z
   .number()
