@@ -10,4 +10,5 @@ export * from "./run-due-refreshes";
 export * from "./run-worker";
 export * from "./set-tracker-schedule";
 export * from "./set-trackers-status";
+export * from "./stream-tracker-refresh";
 export * from "./tracker-summary";

@@ -9,6 +9,7 @@ import {
   refreshTrackerNow,
   setTrackerSchedule,
   setTrackersStatus,
+  streamTrackerRefresh,
 } from "@/server/triggers";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -27,7 +28,16 @@ export const trackerRouter = createTRPCRouter({
 
   timeline: protectedProcedure
     .input(
-      ZTrackerIdSchema.extend({ cursor: z.string().nullish(), limit: z.number().int().min(1).max(100).default(20) }),
+      ZTrackerIdSchema.extend({
+        cursor: z.string().nullish(),
+        limit: z.number().int().min(1).max(100).default(20),
+        /** Inclusive start and exclusive end of the window (see queryTimeline). */
+        from: z.date().nullish(),
+        to: z.date().nullish(),
+      }).refine((q) => !(q.from && q.to && q.from > q.to), {
+        message: "The start date must not be after the end date.",
+        path: ["from"],
+      }),
     )
     .query(async ({ ctx, input }) => {
       // Ownership first; the timeline is the state layer and does not check it.
@@ -36,6 +46,8 @@ export const trackerRouter = createTRPCRouter({
         trackerId: tracker.id,
         limit: input.limit,
         ...(input.cursor ? { cursor: input.cursor } : {}),
+        ...(input.from ? { from: input.from } : {}),
+        ...(input.to ? { to: input.to } : {}),
       });
     }),
 
@@ -54,6 +66,20 @@ export const trackerRouter = createTRPCRouter({
     .mutation(({ ctx, input }) =>
       refreshTrackerNow(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, trigger: "manual" }),
     ),
+
+  /**
+   * Refresh now with live progress over SSE: step events, then the result. The client sends a fresh
+   * idempotency key per click, so a reconnect replays that run instead of starting another.
+   */
+  refreshProgress: protectedProcedure
+    .input(ZTrackerIdSchema.extend({ idempotencyKey: z.string().min(8).max(200) }))
+    .subscription(async function* ({ ctx, input }) {
+      yield* streamTrackerRefresh(ctx.db, {
+        userId: ctx.user.id,
+        trackerId: input.trackerId,
+        idempotencyKey: input.idempotencyKey,
+      });
+    }),
 
   setStatus: protectedProcedure
     .input(ZTrackerIdSchema.extend({ status: z.enum(["active", "paused", "archived"]) }))

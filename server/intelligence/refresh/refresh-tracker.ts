@@ -31,7 +31,7 @@ import { nextRunAfterFailure, nextRunAfterSuccess } from "./backoff";
 import { describeDeltas } from "./describe-outcome";
 import { acquireLease, markInterruptedRuns } from "./lease";
 import { readCapture } from "./read-capture";
-import { createStepRecorder, type TRunStep } from "./run-steps";
+import { createStepRecorder, type TOnStep, type TRunStep } from "./run-steps";
 import { createDbLedger } from "./usage-ledger";
 
 export const ZRefreshTriggerSchema = z.enum(["manual", "cron", "worker", "agent", "api", "setup"]);
@@ -65,6 +65,8 @@ export type TRefreshOptions = {
   log?: TLogger;
   /** Test seam for crash-safety tests: runs between fill and append. */
   afterFill?: () => Promise<void>;
+  /** Hears each step (lease → crawl → precheck → fill → diff → judge → append) as it starts and ends. */
+  onStep?: TOnStep;
 };
 
 const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -110,7 +112,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
   const run = claimed.run;
 
   // 2. The lease: one refresh in flight per tracker.
-  const steps = createStepRecorder();
+  const steps = createStepRecorder(undefined, options.onStep);
+  steps.start("lease");
   const leaseStarted = performance.now();
   // The lease token is per attempt, so a slow attempt that lost its lease to a takeover of the same
   // run cannot pass the final fencing check.
@@ -127,7 +130,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     });
     return toResult(skipped, false);
   }
-  steps.steps.push({ step: "lease", status: "ok", ms: Math.round(performance.now() - leaseStarted) });
+  steps.record({ step: "lease", status: "ok", ms: Math.round(performance.now() - leaseStarted) });
   if (lease.tookOver) await markInterruptedRuns(db, trackerId, run.id, now());
   const started = await db.refreshRun.update({
     where: { id: run.id },
@@ -186,7 +189,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     const entity = await ensureEntity(db, { trackerId, entityKey: capture.entityKey });
     const state = await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
-      steps.steps.push({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
+      steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
       return await finishRun(db, {
         run: started,
         fence,
@@ -195,6 +198,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         outcome: "unchanged",
         summary: "no change",
         steps: steps.steps,
+        progress: steps,
         modelCalls: cost.modelCalls,
         usage: cost.usage,
         definitionVersion,
@@ -203,7 +207,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         },
       });
     }
-    steps.steps.push({ step: "precheck", status: "ok", ms: 0, detail: state ? "changed" : "first run" });
+    steps.record({ step: "precheck", status: "ok", ms: 0, detail: state ? "changed" : "first run" });
 
     // 5. Fill.
     const filled = await metered(
@@ -241,6 +245,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
         steps: steps.steps,
+        progress: steps,
         modelCalls: cost.modelCalls,
         usage: cost.usage,
         definitionVersion,
@@ -295,6 +300,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
       outcome,
       summary,
       steps: steps.steps,
+      progress: steps,
       modelCalls: cost.modelCalls,
       usage: cost.usage,
       definitionVersion,
@@ -475,11 +481,15 @@ type TFinishInput = {
   usage: TModelUsage;
   definitionVersion: number | null;
   write: (tx: Prisma.TransactionClient) => Promise<void>;
+  /** Live progress for the append step (which the transaction itself records). */
+  progress?: Pick<ReturnType<typeof createStepRecorder>, "start" | "announce">;
 };
 
 /** The one write of a successful run: state, change row, run record and tracker bookkeeping together. */
 async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> {
+  input.progress?.start("append");
   const appendStarted = performance.now();
+  const appended: { step?: TRunStep } = {};
   const finished = await db.$transaction(async (tx) => {
     // Fencing first: the bookkeeping update only matches while we still hold the lease (and locks the
     // tracker row for the rest of the transaction). Lost it → roll back, nothing written.
@@ -499,6 +509,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
     }
     await input.write(tx);
+    appended.step = { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) };
     return tx.refreshRun.update({
       where: { id: input.run.id },
       data: {
@@ -506,10 +517,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
         outcome: input.outcome,
         summary: input.summary,
         definitionVersion: input.definitionVersion,
-        steps: [
-          ...input.steps,
-          { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) },
-        ] as Prisma.InputJsonValue,
+        steps: [...input.steps, appended.step] as Prisma.InputJsonValue,
         modelCalls: input.modelCalls,
         inputTokens: input.usage.inputTokens,
         outputTokens: input.usage.outputTokens,
@@ -518,10 +526,11 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
       },
     });
   });
+  if (appended.step) input.progress?.announce(appended.step);
   return toResult(finished, false);
 }
 
-type TFailInput = Omit<TFinishInput, "outcome" | "summary" | "write"> & {
+type TFailInput = Omit<TFinishInput, "outcome" | "summary" | "write" | "progress"> & {
   failures: number;
   error: unknown;
   log: TLogger;

@@ -1,0 +1,103 @@
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { site } from "./fixtures";
+
+/** Refresh now streams its steps live before the outcome; the timeline narrows to a date range. */
+const shop = (price: string) =>
+  `<!doctype html><html><head><title>Acme pricing</title></head><body><main><h1>Pricing</h1>
+<p>Pro plan <span id="price">${price}</span> per month</p></main></body></html>`;
+
+const definition = {
+  fields: [
+    {
+      name: "price",
+      type: "number",
+      description: "Pro plan monthly price",
+      extractor: { kind: "css", selector: "#price" },
+    },
+  ],
+  identityRule: { kind: "canonical_url" },
+  materiality: { price: { kind: "numeric", relative: 0.05 } },
+};
+
+async function trackerWithHistory(request: APIRequestContext, path: string): Promise<string> {
+  const tokenRes = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e progress" } } });
+  expect(tokenRes.ok()).toBe(true);
+  const token = (await tokenRes.json()).result.data.json.token as string;
+  const headers = { authorization: `Bearer ${token}` };
+  await site.setPage(path, { body: shop("100") });
+  const created = await request.post("/api/v1/trackers", {
+    headers,
+    data: {
+      decision: "Is Acme undercutting us?",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor(path) },
+      definition,
+    },
+  });
+  expect(created.status()).toBe(201);
+  const id = (await created.json()).tracker.id as string;
+  const baseline = await request.post(`/api/v1/trackers/${id}/refresh`, { headers });
+  expect((await baseline.json()).run.outcome).toBe("baseline");
+  return id;
+}
+
+/** The browser's local calendar day, offset by `days`, as a date input value. */
+const localDay = (page: Page, days: number) =>
+  page.evaluate((offset) => {
+    const d = new Date();
+    d.setDate(d.getDate() + offset);
+    const pad = (n: number) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  }, days);
+
+test("Refresh now lists its steps live, then the outcome; the timeline narrows to a date range", async ({ page }) => {
+  const path = `/e2e-progress-${Date.now()}`;
+  const id = await trackerWithHistory(page.request, path);
+
+  await page.goto(`/trackers/${id}`);
+  const entries = page.getByTestId("timeline-entry");
+  await expect(entries).toHaveCount(1);
+
+  // A slow page, so the crawl is observably in progress.
+  await site.setPage(path, { body: shop("70"), delayMs: 1500 });
+  await page.getByRole("button", { name: "Refresh now" }).click();
+  const step = (name: string, status: string) =>
+    page.locator(`[data-testid="refresh-step"][data-step="${name}"][data-status="${status}"]`);
+  await expect(step("crawl", "running")).toBeVisible();
+  await expect(step("lease", "ok")).toBeVisible();
+  await expect(page.getByTestId("refresh-progress")).toHaveText("Fetching the source…");
+  await expect(page.getByTestId("refresh-outcome")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Refreshing…" })).toBeDisabled();
+
+  await expect(page.getByTestId("refresh-outcome")).toHaveText("material: price 100→70");
+  await expect(page.getByTestId("refresh-progress")).toHaveCount(0);
+  await expect(page.getByTestId("refresh-step")).toHaveText([
+    /Claiming the tracker/,
+    /Fetching the source/,
+    /Checking whether anything changed/,
+    /Reading the tracked fields/,
+    /Comparing with the last record/,
+    /Judging what changed/,
+    /Saving/,
+  ]);
+  await expect(step("append", "ok")).toBeVisible();
+  await expect(entries).toHaveCount(2);
+  await expect(entries.first()).toContainText("100 → 70");
+
+  // Date range: everything happened today.
+  const range = page.getByTestId("timeline-range");
+  const today = await localDay(page, 0);
+  await range.getByLabel("From", { exact: true }).fill(today);
+  await range.getByLabel("To", { exact: true }).fill(today);
+  await expect(entries).toHaveCount(2);
+  await range.getByLabel("From", { exact: true }).fill(await localDay(page, 1));
+  await expect(page.getByTestId("timeline-range-error")).toBeVisible();
+  await range.getByLabel("To", { exact: true }).fill("");
+  await expect(page.getByTestId("timeline-empty")).toHaveText("No entries in this date range.");
+  await expect(entries).toHaveCount(0);
+  await range.getByLabel("From", { exact: true }).fill("");
+  await range.getByLabel("To", { exact: true }).fill(await localDay(page, -1));
+  await expect(entries).toHaveCount(0);
+  await page.getByRole("button", { name: "Clear dates" }).click();
+  await expect(entries).toHaveCount(2);
+});
