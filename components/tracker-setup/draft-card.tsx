@@ -1,6 +1,20 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import type { TField } from "@/server/intelligence/definition/field-schema";
+import type { TMaterialityRule } from "@/server/intelligence/definition/materiality-rule-schema";
+import {
+  addField,
+  asCardDefinition,
+  DEFAULT_RULE_FORM,
+  EMPTY_FIELD_FORM,
+  fieldToForm,
+  removeField,
+  replaceField,
+  ruleToForm,
+  type TCardDefinition,
+} from "./card-edits";
+import { FieldEditor } from "./field-editor";
 import type { TDraftView } from "./types";
 
 type TProps = {
@@ -9,12 +23,35 @@ type TProps = {
   streaming: boolean;
   version: number | null;
   editable: boolean;
-  onRemoveField?: (name: string) => void;
-  onEditDescription?: (name: string, description: string) => void;
+  /** The saved draft definition (what direct edits start from). */
+  definition?: unknown;
+  /** Saves an edited definition through the server (validated there); rejects with a readable message. */
+  onSaveDefinition?: (definition: unknown) => Promise<void>;
 };
 
-/** The live draft definition: fields, identity rule and materiality in plain language. */
-export function DraftCard({ draft, streaming, version, editable, onRemoveField, onEditDescription }: TProps) {
+/** The live draft definition: fields, identity rule and materiality in plain language, editable in place. */
+export function DraftCard({ draft, streaming, version, editable, definition, onSaveDefinition }: TProps) {
+  const current = asCardDefinition(definition);
+  const canEdit = editable && !streaming && !!current && !!onSaveDefinition;
+  const [adding, setAdding] = useState(false);
+  const addButtonRef = useRef<HTMLButtonElement>(null);
+  const returnFocus = useRef(false);
+  const closeAdd = () => {
+    returnFocus.current = true;
+    setAdding(false);
+  };
+  // Keyboard users land back on "Add a field" once its form has closed.
+  useEffect(() => {
+    if (adding || !returnFocus.current) return;
+    returnFocus.current = false;
+    addButtonRef.current?.focus();
+  }, [adding]);
+
+  const save = async (change: (d: TCardDefinition) => TCardDefinition) => {
+    if (!current || !onSaveDefinition) throw new Error("There is no saved draft to edit yet.");
+    await onSaveDefinition(change(current));
+  };
+
   return (
     <section
       aria-labelledby="draft-card-title"
@@ -38,16 +75,46 @@ export function DraftCard({ draft, streaming, version, editable, onRemoveField, 
       ) : (
         <>
           <ul className="mt-3 space-y-3">
-            {draft.fields.map((field) => (
-              <FieldRow
-                key={field.name}
-                field={field}
-                editable={editable && !streaming}
-                onRemove={onRemoveField}
-                onEditDescription={onEditDescription}
-              />
-            ))}
+            {draft.fields.map((field, index) => {
+              const full = current?.fields.find((f) => f.name === field.name);
+              return (
+                <FieldRow
+                  key={field.name}
+                  field={field}
+                  rule={draft.rules[index] ?? null}
+                  full={canEdit ? full : undefined}
+                  materiality={full ? current?.materiality[full.name] : undefined}
+                  onSave={(next, rule) => save((d) => replaceField(d, field.name, next, rule))}
+                  onRemove={() => save((d) => removeField(d, field.name))}
+                />
+              );
+            })}
           </ul>
+          {canEdit ? (
+            adding ? (
+              <FieldEditor
+                mode="add"
+                initialField={EMPTY_FIELD_FORM}
+                initialRule={DEFAULT_RULE_FORM}
+                onSubmit={async (next, rule) => {
+                  await save((d) => addField(d, next, rule));
+                  closeAdd();
+                }}
+                onCancel={() => {
+                  closeAdd();
+                }}
+              />
+            ) : (
+              <button
+                ref={addButtonRef}
+                type="button"
+                onClick={() => setAdding(true)}
+                className="mt-3 text-sm font-medium text-stone-800 underline hover:no-underline dark:text-stone-200"
+              >
+                + Add a field
+              </button>
+            )
+          ) : null}
           <h3 className="mt-4 text-sm font-semibold">Identity</h3>
           <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-identity">
             {draft.identity ?? "—"}
@@ -67,16 +134,36 @@ export function DraftCard({ draft, streaming, version, editable, onRemoveField, 
 
 function FieldRow({
   field,
-  editable,
+  rule,
+  full,
+  materiality,
+  onSave,
   onRemove,
-  onEditDescription,
 }: {
   field: TDraftView["fields"][number];
-  editable: boolean;
-  onRemove?: (name: string) => void;
-  onEditDescription?: (name: string, description: string) => void;
+  /** Plain-language rule (describeRule). */
+  rule: string | null;
+  /** The field's full definition when it can be edited. */
+  full?: TField;
+  materiality?: TMaterialityRule;
+  onSave: (field: TField, rule: TMaterialityRule) => Promise<void>;
+  onRemove: () => Promise<void>;
 }) {
-  const [description, setDescription] = useState(field.description);
+  const [editing, setEditing] = useState(false);
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const editButtonRef = useRef<HTMLButtonElement>(null);
+  const returnFocus = useRef(false);
+  const close = () => {
+    returnFocus.current = true;
+    setEditing(false);
+  };
+  // Back to where the keyboard was once the editor has closed (the Edit button is rendered again).
+  useEffect(() => {
+    if (editing || !returnFocus.current) return;
+    returnFocus.current = false;
+    editButtonRef.current?.focus();
+  }, [editing]);
+
   return (
     <li
       data-testid="draft-field"
@@ -85,35 +172,57 @@ function FieldRow({
     >
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <span className="font-mono font-medium">{field.name}</span>
-        <span className="text-xs text-stone-500">
+        <span className="text-xs text-stone-500" data-testid="draft-field-type">
           {field.type}
           {field.unit ? ` · ${field.unit}` : ""}
           {field.extractor ? ` · ${field.extractor}` : ""}
         </span>
       </div>
-      {editable && onEditDescription ? (
-        <label className="mt-2 block">
-          <span className="sr-only">Description of {field.name}</span>
-          <input
-            className="w-full rounded border border-stone-300 bg-transparent px-2 py-1 text-sm dark:border-stone-700"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-            onBlur={() => {
-              if (description.trim() && description !== field.description) onEditDescription(field.name, description);
+      <p className="mt-1 text-stone-600 dark:text-stone-400">{field.description}</p>
+      {rule ? (
+        <p className="mt-1 text-xs text-stone-700 dark:text-stone-300" data-testid="draft-field-rule">
+          {rule}
+        </p>
+      ) : null}
+      {full && editing ? (
+        <FieldEditor
+          mode="edit"
+          initialField={fieldToForm(full)}
+          initialRule={ruleToForm(materiality)}
+          base={full}
+          onSubmit={async (next, nextRule) => {
+            await onSave(next, nextRule);
+            close();
+          }}
+          onCancel={close}
+        />
+      ) : null}
+      {full && !editing ? (
+        <div className="mt-2 flex gap-3">
+          <button
+            ref={editButtonRef}
+            type="button"
+            onClick={() => setEditing(true)}
+            className="text-xs text-stone-800 underline hover:no-underline dark:text-stone-200"
+          >
+            Edit {field.name}
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setRemoveError(null);
+              onRemove().catch((e: unknown) => setRemoveError(e instanceof Error ? e.message : String(e)));
             }}
-          />
-        </label>
-      ) : (
-        <p className="mt-1 text-stone-600 dark:text-stone-400">{field.description}</p>
-      )}
-      {editable && onRemove ? (
-        <button
-          type="button"
-          onClick={() => onRemove(field.name)}
-          className="mt-2 text-xs text-red-700 underline hover:no-underline dark:text-red-400"
-        >
-          Remove {field.name}
-        </button>
+            className="text-xs text-red-700 underline hover:no-underline dark:text-red-400"
+          >
+            Remove {field.name}
+          </button>
+        </div>
+      ) : null}
+      {removeError ? (
+        <p role="alert" className="mt-1 text-xs text-red-700 dark:text-red-400" data-testid="card-edit-error">
+          {removeError}
+        </p>
       ) : null}
     </li>
   );

@@ -162,15 +162,11 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
     void send(text);
   };
 
-  const editDefinition = async (change: (d: TDefinition) => TDefinition) => {
-    if (!sessionId || !draftDefinition) return;
-    setError(null);
-    try {
-      await saveDraft.mutateAsync({ sessionId, definition: change(draftDefinition) });
-      await stateQuery.refetch();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
+  // Direct edits on the card: validated by the server; a rejection is shown inline on the card.
+  const saveDefinition = async (definition: unknown) => {
+    if (!sessionId) throw new Error("There is no conversation to save this draft to yet.");
+    await saveDraft.mutateAsync({ sessionId, definition });
+    await stateQuery.refetch();
   };
 
   const onLock = async () => {
@@ -272,18 +268,8 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
           streaming={draftStreaming}
           version={draftVersion}
           editable={canEdit}
-          onRemoveField={(name) =>
-            void editDefinition((d) => {
-              const { [name]: _removed, ...materiality } = d.materiality;
-              return { ...d, fields: d.fields.filter((f) => f.name !== name), materiality };
-            })
-          }
-          onEditDescription={(name, description) =>
-            void editDefinition((d) => ({
-              ...d,
-              fields: d.fields.map((f) => (f.name === name ? { ...f, description } : f)),
-            }))
-          }
+          definition={draftDefinition}
+          onSaveDefinition={saveDefinition}
         />
         {draftDefinition && !locked ? (
           <button
