@@ -155,6 +155,20 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     }
   };
   let definitionVersion: number | null = null;
+  // Everything a successful ending shares; each ending adds its outcome, summary and writes.
+  const finish = (ending: Pick<TFinishInput, "outcome" | "summary" | "write">) =>
+    finishRun(db, {
+      ...ending,
+      run: started,
+      fence,
+      scheduleMinutes: tracker.scheduleMinutes,
+      now: now(),
+      steps: steps.steps,
+      progress: steps,
+      modelCalls: cost.modelCalls,
+      usage: cost.usage,
+      definitionVersion,
+    });
   try {
     const locked = await getLockedDefinition(db, trackerId);
     if (!locked) throw new RefreshFailure("NOT_LOCKED", "This tracker has no locked definition.", false);
@@ -190,18 +204,9 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     const state = await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
-      return await finishRun(db, {
-        run: started,
-        fence,
-        scheduleMinutes: tracker.scheduleMinutes,
-        now: now(),
+      return await finish({
         outcome: "unchanged",
         summary: "no change",
-        steps: steps.steps,
-        progress: steps,
-        modelCalls: cost.modelCalls,
-        usage: cost.usage,
-        definitionVersion,
         write: async (tx) => {
           await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
         },
@@ -237,18 +242,9 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
 
     // First run: the baseline.
     if (!state) {
-      return await finishRun(db, {
-        run: started,
-        fence,
-        scheduleMinutes: tracker.scheduleMinutes,
-        now: now(),
+      return await finish({
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
-        steps: steps.steps,
-        progress: steps,
-        modelCalls: cost.modelCalls,
-        usage: cost.usage,
-        definitionVersion,
         write: async (tx) => {
           const capturedAt = now();
           await appendChange(tx, {
@@ -292,18 +288,9 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         : Object.keys(deltas).length
           ? `noise: ${describeDeltas(deltas)}`
           : "no tracked field changed";
-    const finished = await finishRun(db, {
-      run: started,
-      fence,
-      scheduleMinutes: tracker.scheduleMinutes,
-      now: now(),
+    const finished = await finish({
       outcome,
       summary,
-      steps: steps.steps,
-      progress: steps,
-      modelCalls: cost.modelCalls,
-      usage: cost.usage,
-      definitionVersion,
       write: async (tx) => {
         const capturedAt = now();
         if (overall === "material" || overall === "notable") {
