@@ -224,6 +224,11 @@ function serverRss(server: ChildProcess): string {
 }
 
 async function main(): Promise<void> {
+  // Next reads these files itself; load them here first (the real environment wins) so that a bad value in
+  // them stops start-up too, instead of surfacing at the first request.
+  for (const file of [".env.production.local", ".env.local", ".env.production", ".env"]) {
+    if (fs.existsSync(path.join(ROOT, file))) process.loadEnvFile(path.join(ROOT, file));
+  }
   const config = parseEnvOrExit();
   await ensureBuild();
 

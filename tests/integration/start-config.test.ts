@@ -32,3 +32,19 @@ describe("npm start with bad configuration", () => {
     expect(stderr).toMatch(/OPENAI_BASE_URL/);
   });
 });
+
+describe("npm start reads .env like Next does", () => {
+  it("validates a bad value that only lives in .env.local", async () => {
+    const fs = await import("node:fs");
+    const file = path.join(root, ".env.local");
+    if (fs.existsSync(file)) return; // never clobber a developer's own file
+    fs.writeFileSync(file, "OPENAI_BASE_URL=not-a-url\n");
+    try {
+      const { code, stderr } = start({});
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/OPENAI_BASE_URL/);
+    } finally {
+      fs.rmSync(file);
+    }
+  });
+});
