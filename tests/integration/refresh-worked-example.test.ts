@@ -3,6 +3,7 @@ import { refreshTracker } from "@/server/intelligence/refresh";
 import { queryTimeline } from "@/server/timeline";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFakePlaces, type TFakePlaces } from "../fixtures/places/server";
+import { WORKED_EXAMPLE_DEFINITION } from "../fixtures/worked-example";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
@@ -11,41 +12,7 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
  * stand-in), fill by extractors, rules by code, one judge call through the real @ai-sdk/openai client.
  */
 const PLACE_ID = "ChIJ-worked-example";
-const definition = {
-  fields: [
-    {
-      name: "rating",
-      type: "number",
-      description: "Average star rating",
-      extractor: { kind: "json_pointer", pointer: "/rating" },
-    },
-    {
-      name: "review_count",
-      type: "integer",
-      description: "Number of reviews",
-      extractor: { kind: "json_pointer", pointer: "/reviewCount" },
-    },
-    {
-      name: "hours",
-      type: "string_list",
-      description: "Opening hours per weekday",
-      extractor: { kind: "json_pointer", pointer: "/openingHours" },
-    },
-    {
-      name: "description",
-      type: "string",
-      description: "Editorial summary",
-      extractor: { kind: "json_pointer", pointer: "/description" },
-    },
-  ],
-  identityRule: { kind: "place_id" },
-  materiality: {
-    rating: { kind: "numeric", absolute: 0.2 },
-    review_count: { kind: "numeric", absolute: 10 },
-    hours: { kind: "any_change" },
-    description: { kind: "ask_agent" },
-  },
-};
+const definition = WORKED_EXAMPLE_DEFINITION;
 
 const hours = ["Monday: 9 AM – 5 PM", "Tuesday: 9 AM – 5 PM"];
 function place(rating: number, reviews: number, summary: string) {

@@ -5,43 +5,10 @@ import { diffRecords } from "@/server/intelligence/diff";
 import { fillRecord } from "@/server/intelligence/fill";
 import { describeFieldsForJudge, judgeDeltas } from "@/server/intelligence/judge";
 import { evaluateDeltas, pickUndecided, summariseVerdicts } from "@/server/intelligence/materiality";
+import { WORKED_EXAMPLE_DEFINITION } from "../fixtures/worked-example";
 
 /** DESIGN §3 worked example (maps.place), run through the pure steps: fill → diff → code rules → judge. */
-const parsed = parseDefinition({
-  fields: [
-    {
-      name: "rating",
-      type: "number",
-      description: "Average star rating",
-      unit: "stars",
-      extractor: { kind: "json_pointer", pointer: "/rating" },
-    },
-    {
-      name: "review_count",
-      type: "integer",
-      description: "Number of reviews",
-      extractor: { kind: "json_pointer", pointer: "/reviewCount" },
-    },
-    {
-      name: "hours",
-      type: "string_list",
-      description: "Opening hours per weekday",
-      extractor: { kind: "json_pointer", pointer: "/openingHours" },
-    },
-    {
-      name: "description",
-      type: "string",
-      description: "Editorial summary",
-      extractor: { kind: "json_pointer", pointer: "/editorialSummary" },
-    },
-  ],
-  identityRule: { kind: "place_id" },
-  materiality: {
-    rating: { kind: "numeric", absolute: 0.2 },
-    review_count: { kind: "numeric", absolute: 10 },
-    // hours and description: no rule → the agent decides
-  },
-});
+const parsed = parseDefinition(WORKED_EXAMPLE_DEFINITION);
 if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
 const def: TTrackerDefinition = parsed.definition;
 
@@ -51,13 +18,13 @@ const before = {
   rating: 4.4,
   reviewCount: 312,
   openingHours: hours,
-  editorialSummary: "Cosy neighbourhood bistro with a short seasonal menu.",
+  description: "Cosy neighbourhood bistro with a short seasonal menu.",
 };
 const after = {
   ...before,
   rating: 4.3,
   reviewCount: 470,
-  editorialSummary: "A cosy neighbourhood bistro serving a short, seasonal menu.",
+  description: "A cosy neighbourhood bistro serving a short, seasonal menu.",
 };
 
 function judgeModel(answer: unknown) {
@@ -128,7 +95,7 @@ describe("DESIGN §3 worked example (maps.place)", () => {
 
   it("rules mode: the reworded description is flagged notable instead of judged", async () => {
     const baseline = await fillRecord({ def, raw: { json: before }, model: null });
-    const current = await fillRecord({ def, raw: { json: { ...before, editorialSummary: "Reworded." } }, model: null });
+    const current = await fillRecord({ def, raw: { json: { ...before, description: "Reworded." } }, model: null });
     const deltas = diffRecords(baseline.record, current.record, def);
     const code = evaluateDeltas(deltas, def);
     const judged = await judgeDeltas({
