@@ -1,3 +1,4 @@
+import "./scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "./tests/e2e/chromium";
 import { E2E_PORTS, E2E_URLS } from "./tests/e2e/ports";

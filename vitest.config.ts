@@ -1,3 +1,4 @@
+import "./scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 

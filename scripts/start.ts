@@ -8,6 +8,7 @@
  * 3. Runs `next start` on PORT (default 3000) and HOSTNAME (default 0.0.0.0), forwards signals, and
  *    warms the database through /api/health so embedded migrations run at start-up.
  */
+import "./require-node.mjs"; // first: refuse to run on another Node.js major
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";

@@ -6,6 +6,7 @@
  * Needs DATABASE_URL (PostgreSQL). The embedded database (PGlite) belongs to one process — the app —
  * so with it, trigger /api/cron/refresh instead (see README "Scheduled refresh").
  */
+import "./require-node.mjs"; // first: refuse to run on another Node.js major
 import { parseEnvOrExit } from "../server/env";
 
 const say = (line: string) => process.stdout.write(`[worker] ${line}\n`);

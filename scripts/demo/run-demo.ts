@@ -10,6 +10,7 @@
  *    refreshes the trackers, and runs the scheduler (/api/cron/refresh).
  * Ctrl+C stops everything.
  */
+import "../require-node.mjs"; // first: refuse to run on another Node.js major
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";

@@ -1,3 +1,4 @@
+import "../../scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { feedBenchmark } from "./feed.bench";

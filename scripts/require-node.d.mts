@@ -1,0 +1,2 @@
+export declare const requiredNodeMajor: number;
+export declare function nodeRuntimeProblem(version?: string): string | null;
