@@ -51,3 +51,42 @@ export function toPublicError(error: unknown): {
   if (isAppError(error)) return { code: error.code, message: error.message, details: error.details };
   return { code: "INTERNAL", message: "Something went wrong on our side. It has been logged; please try again." };
 }
+
+/** The JSON body every HTTP route answers an error with (REST, cron, streaming routes; tRPC has its own envelope). */
+export type TErrorBody = { error: { code: TAppErrorCode; message: string; details?: Record<string, unknown> } };
+
+/**
+ * The one error→HTTP mapping: the status from APP_ERROR_CODES and the public body. tRPC's error formatter
+ * uses the same table, so a code means the same status on every surface.
+ */
+export function toHttpError(error: unknown): { status: number; body: TErrorBody } {
+  const pub = toPublicError(error);
+  return {
+    status: APP_ERROR_CODES[pub.code].http,
+    body: { error: { code: pub.code, message: pub.message, ...(pub.details ? { details: pub.details } : {}) } },
+  };
+}
+
+/**
+ * An error as it goes into a log line: name, message, code, stack and the cause chain (bounded), so an
+ * unexpected failure can be traced. Never for a response body (use toPublicError there).
+ */
+export function describeError(error: unknown, depth = 0): Record<string, unknown> | string {
+  if (!(error instanceof Error)) return typeof error === "string" ? error : safeString(error);
+  const out: Record<string, unknown> = { name: error.name, message: error.message };
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" || typeof code === "number") out.code = code;
+  if (error.stack) out.stack = error.stack;
+  if (error.cause !== undefined && depth < 4) out.cause = describeError(error.cause, depth + 1);
+  if (error instanceof AggregateError && depth < 4)
+    out.errors = error.errors.slice(0, 5).map((e) => describeError(e, depth + 1));
+  return out;
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,4 +1,5 @@
 import { getEnv } from "./env";
+import { describeError } from "./errors";
 
 /** JSON-lines logger with child bindings (request id, tracker id…). Secret-looking keys are redacted. */
 
@@ -16,7 +17,7 @@ export type TLogger = {
 
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== "object") return value;
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error) return describeError(value); // stack and cause chain, for tracing
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? "[redacted]" : redact(v, depth + 1);

@@ -1,5 +1,5 @@
 import { getDb, type TDb } from "../db";
-import { AppError, toPublicError } from "../errors";
+import { AppError, toHttpError } from "../errors";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { getTracker } from "../intelligence/trackers";
 import { logger } from "../logger";
@@ -28,13 +28,9 @@ export function json(body: unknown, status = 200): Response {
 }
 
 export function errorResponse(error: unknown): Response {
-  const pub = toPublicError(error);
-  const status = error instanceof AppError ? error.httpStatus : 500;
+  const { status, body } = toHttpError(error);
   if (status === 500) logger.error("public API error", { error });
-  return json(
-    { error: { code: pub.code, message: pub.message, ...(pub.details ? { details: pub.details } : {}) } },
-    status,
-  );
+  return json(body, status);
 }
 
 export async function handlePublicApi(

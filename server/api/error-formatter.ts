@@ -108,6 +108,6 @@ function logInternal(ctx: TFormatterInput["ctx"], path: string | undefined, erro
   const log = ctx?.log ?? rootLogger;
   log.error("request failed", {
     path,
-    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    error,
   });
 }
