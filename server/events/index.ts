@@ -1,0 +1,3 @@
+export * from "./async-queue";
+export * from "./event-bus";
+export * from "./topics";
