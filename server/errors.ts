@@ -8,6 +8,7 @@ export const APP_ERROR_CODES = {
   UNAUTHORIZED: { trpc: "UNAUTHORIZED", http: 401 },
   FORBIDDEN: { trpc: "FORBIDDEN", http: 403 },
   NOT_FOUND: { trpc: "NOT_FOUND", http: 404 },
+  METHOD_NOT_ALLOWED: { trpc: "METHOD_NOT_SUPPORTED", http: 405 },
   CONFLICT: { trpc: "CONFLICT", http: 409 },
   PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412 },
   PAYLOAD_TOO_LARGE: { trpc: "PAYLOAD_TOO_LARGE", http: 413 },

@@ -2,5 +2,4 @@ export * from "./authenticate-api-token";
 export * from "./create-api-token";
 export * from "./hash-token";
 export * from "./list-api-tokens";
-export * from "./public-api";
 export * from "./revoke-api-token";

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { EntityChange, Prisma } from "../generated/prisma/client";
-import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "./timeline-schemas";
 
 const ZAppendChangeInputSchema = z.object({
   entityId: z.string().min(1),

@@ -1,6 +1,6 @@
+import { type TCurrentState, ZCurrentStateSchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
-import { type TCurrentState, ZCurrentStateSchema } from "./timeline-schemas";
 
 /** The accepted record of an entity (the diff baseline) and its pre-check hash; null before the first run. */
 export async function getCurrentState(db: TDb | TTx, entityId: string): Promise<TCurrentState | null> {

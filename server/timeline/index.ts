@@ -1,3 +1,4 @@
+export * from "@/contracts/timeline";
 export * from "./append-change";
 export * from "./decode-timeline-cursor";
 export * from "./encode-timeline-cursor";
@@ -5,6 +6,5 @@ export * from "./ensure-entity";
 export * from "./get-current-state";
 export * from "./query-timeline";
 export * from "./stamp-checked";
-export * from "./timeline-schemas";
 export * from "./to-timeline-entry";
 export * from "./write-current-state";

@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { type TTimelineEntry, ZChangeMaterialitySchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { decodeTimelineCursor } from "./decode-timeline-cursor";
 import { encodeTimelineCursor } from "./encode-timeline-cursor";
-import { type TTimelineEntry, ZChangeMaterialitySchema } from "./timeline-schemas";
 import { toTimelineEntry } from "./to-timeline-entry";
 
 export const TIMELINE_DEFAULT_LIMIT = 50;

@@ -1,6 +1,6 @@
+import { type TTimelineEntry, ZTimelineEntrySchema } from "@/contracts/timeline";
 import { AppError } from "../errors";
 import type { EntityChange } from "../generated/prisma/client";
-import { type TTimelineEntry, ZTimelineEntrySchema } from "./timeline-schemas";
 
 /** Parses a stored EntityChange (JSON columns included) into the public timeline shape. */
 export function toTimelineEntry(row: EntityChange): TTimelineEntry {

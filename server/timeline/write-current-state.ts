@@ -1,7 +1,7 @@
+import { type TCurrentState, ZCurrentStateFieldsSchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { type TCurrentState, ZCurrentStateFieldsSchema } from "./timeline-schemas";
 
 /**
  * Replaces the entity's accepted record (material or baseline path): fields, hash and definition

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, handlePublicApi, publicApi, revokeApiToken } from "@/server/api-tokens";
+import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
+import { createApiToken, revokeApiToken } from "@/server/api-tokens";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -61,16 +62,7 @@ async function call(
     },
     ...(method === "POST" ? { body: opts.rawBody ?? (opts.body === undefined ? "" : JSON.stringify(opts.body)) } : {}),
   });
-  const id = opts.id ?? "";
-  const handler = {
-    list: publicApi.listTrackers,
-    create: publicApi.createTracker,
-    get: publicApi.getTracker(id),
-    refresh: publicApi.refresh(id),
-    timeline: publicApi.timeline(id),
-    state: publicApi.state(id),
-  }[route];
-  const response = await handlePublicApi(request, handler, {
+  const response = await handleRestRequest(request, {
     db: db.db,
     refreshSeams: {
       models: { filler: null, judge: null },
@@ -199,7 +191,11 @@ describe("public API", () => {
     const id = (await call("create", { body: createBody("/api-q") })).body.tracker.id;
     const badDate = await call("timeline", { id, query: "?from=yesterday" });
     expect(badDate.status).toBe(400);
-    expect(badDate.body.error.message).toMatch(/"from" must be an ISO 8601 date/);
+    expect(badDate.body.error.message).toMatch(/^from: .*not a real ISO 8601 date/);
+    // An impossible calendar day is refused, not rolled over into March.
+    const feb31 = await call("timeline", { id, query: "?from=2026-02-31" });
+    expect(feb31.status).toBe(400);
+    expect(feb31.body.error.message).toMatch(/2026-02-31.*not a real ISO 8601 date/);
     const badCursor = await call("timeline", { id, query: "?cursor=garbage" });
     expect(badCursor.status).toBe(400);
   });

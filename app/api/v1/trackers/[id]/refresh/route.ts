@@ -1,8 +1,0 @@
-import { handlePublicApi, publicApi } from "@/server/api-tokens";
-
-export const dynamic = "force-dynamic";
-
-export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
-  const { id } = await context.params;
-  return handlePublicApi(request, publicApi.refresh(id));
-}

@@ -1,0 +1,178 @@
+import { z } from "zod";
+import { ZIdSchema, zRequestDate, zText } from "./common";
+import { SCHEDULE_MINUTES } from "./schedule";
+import { ZCurrentStateSchema, ZTimelineEntrySchema } from "./timeline";
+
+/**
+ * One request and one response schema per tracker operation, shared by the tRPC routers (`.input`/`.output`), the
+ * public REST API (/api/v1, validated by the same schemas, documented in its OpenAPI document) and the UI.
+ */
+
+// ── building blocks ────────────────────────────────────────────────────────────────────────────────────────────
+
+export const TRACKER_STATUSES = ["draft", "active", "paused", "archived"] as const;
+export const ZTrackerStatusSchema = z.enum(TRACKER_STATUSES);
+
+export const ZTrackerIdRequestSchema = z.object({ trackerId: ZIdSchema });
+
+export const ZScheduleMinutesSchema = z.coerce
+  .number()
+  .int()
+  .refine((m) => (SCHEDULE_MINUTES as readonly number[]).includes(m), {
+    message: `Choose one of ${SCHEDULE_MINUTES.join(", ")} minutes.`,
+  })
+  .describe("Minutes between scheduled refreshes");
+
+export const ZTrackerSummarySchema = z
+  .object({
+    id: z.string(),
+    decision: z.string().describe("The question the tracker serves"),
+    capability: z.string().describe("The bound capability, e.g. web.scrape"),
+    target: z.string().describe("What the capability is bound to (URL or place), for display"),
+    status: ZTrackerStatusSchema,
+    failing: z.boolean().describe("Active and failed its last refreshes in a row"),
+    lastError: z.string().nullable(),
+    consecutiveFailures: z.number().int(),
+    scheduleMinutes: z.number().int(),
+    lockedVersion: z.number().int().nullable(),
+    lastRunAt: z.date().nullable(),
+    nextRunAt: z.date().nullable(),
+    lastMaterialAt: z.date().nullable(),
+    createdAt: z.date(),
+  })
+  .meta({ id: "TrackerSummary" });
+export type TTrackerSummary = z.infer<typeof ZTrackerSummarySchema>;
+
+export const ZDefinitionFieldViewSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  description: z.string(),
+  rule: z.string().describe("The materiality rule in plain language"),
+});
+export type TDefinitionFieldView = z.infer<typeof ZDefinitionFieldViewSchema>;
+
+export const ZDefinitionVersionViewSchema = z
+  .object({
+    version: z.number().int(),
+    lockedAt: z.date().nullable(),
+    inForce: z.boolean(),
+    identityRule: z.string(),
+    fields: z.array(ZDefinitionFieldViewSchema),
+  })
+  .meta({ id: "DefinitionVersion" });
+export type TDefinitionVersionView = z.infer<typeof ZDefinitionVersionViewSchema>;
+
+export const ZDefinitionVersionWithChangesSchema = ZDefinitionVersionViewSchema.extend({
+  changes: z.array(z.string()).describe("What changed from the version before"),
+});
+
+export const ZTrackerStateSchema = ZCurrentStateSchema.extend({ entityKey: z.string() }).meta({ id: "TrackerState" });
+
+export const ZRunStepViewSchema = z.object({
+  step: z.string(),
+  status: z.string(),
+  ms: z.number(),
+  detail: z.string().optional(),
+});
+
+export const ZRefreshRunViewSchema = z
+  .object({
+    id: z.string(),
+    trigger: z.string(),
+    status: z.string(),
+    outcome: z.string().nullable(),
+    summary: z.string().nullable(),
+    modelCalls: z.number().int(),
+    durationMs: z.number().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    steps: z.array(ZRunStepViewSchema),
+    definitionVersion: z.number().int().nullable(),
+    createdAt: z.date(),
+  })
+  .meta({ id: "RefreshRun" });
+
+export const ZRefreshResultSchema = z
+  .object({
+    runId: z.string(),
+    status: z.enum(["completed", "failed", "skipped", "running"]),
+    outcome: z.string().nullable(),
+    summary: z.string().describe('One line for people: "no change", "material: …"'),
+    modelCalls: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).nullable(),
+    replayed: z.boolean().describe("An earlier request with the same Idempotency-Key answered; nothing was done now"),
+  })
+  .meta({ id: "RefreshResult" });
+
+export const ZTimelinePageSchema = z
+  .object({ items: z.array(ZTimelineEntrySchema), nextCursor: z.string().nullable() })
+  .meta({ id: "TimelinePage" });
+
+// ── operations ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+export const ZListTrackersRequestSchema = z.object({
+  status: z.enum([...TRACKER_STATUSES, "failing"]).optional(),
+});
+export const ZListTrackersResponseSchema = z.object({ trackers: z.array(ZTrackerSummarySchema) });
+
+export const ZCreateTrackerRequestSchema = z.object({
+  decision: zText({ min: 1, max: 500, label: "The decision" }).describe("The question this tracker serves"),
+  capability: z.enum(["web.scrape", "maps.place"]),
+  capabilityInput: z
+    .record(z.string(), z.unknown())
+    .describe('The capability input, e.g. {"url": "https://…"} or {"placeId": "…"}'),
+  definition: z
+    .record(z.string(), z.unknown())
+    .describe("The tracker definition: fields, identityRule, materiality (validated in full on create)"),
+  scheduleMinutes: ZScheduleMinutesSchema.optional(),
+});
+export const ZCreateTrackerResponseSchema = z.object({
+  tracker: ZTrackerSummarySchema,
+  definition: ZDefinitionVersionViewSchema.nullable(),
+});
+
+export const ZGetTrackerRequestSchema = ZTrackerIdRequestSchema;
+export const ZGetTrackerResponseSchema = z.object({
+  tracker: ZTrackerSummarySchema,
+  definition: ZDefinitionVersionViewSchema.nullable(),
+  versions: z.array(ZDefinitionVersionWithChangesSchema),
+});
+
+export const ZTrackerStateRequestSchema = ZTrackerIdRequestSchema;
+export const ZTrackerStateResponseSchema = z.object({ trackerId: z.string(), state: ZTrackerStateSchema.nullable() });
+
+export const ZTimelineRequestSchema = ZTrackerIdRequestSchema.extend({
+  cursor: z.string().max(500).nullish().describe("nextCursor of the previous page"),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  from: zRequestDate.nullish().describe("Inclusive start, ISO 8601"),
+  to: zRequestDate.nullish().describe("Exclusive end, ISO 8601"),
+}).refine((q) => !(q.from && q.to && q.from > q.to), {
+  message: "The start date must not be after the end date.",
+  path: ["from"],
+});
+export const ZTimelineResponseSchema = ZTimelinePageSchema;
+
+export const ZListRunsRequestSchema = ZTrackerIdRequestSchema.extend({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+export const ZListRunsResponseSchema = z.object({ runs: z.array(ZRefreshRunViewSchema) });
+
+export const ZRefreshTrackerRequestSchema = ZTrackerIdRequestSchema.extend({
+  idempotencyKey: zText({ min: 1, max: 200, label: "The idempotency key" })
+    .optional()
+    .describe("The same key again returns the first run instead of refreshing"),
+});
+export const ZRefreshTrackerResponseSchema = z.object({ run: ZRefreshResultSchema });
+
+export const ZSetScheduleRequestSchema = ZTrackerIdRequestSchema.extend({ scheduleMinutes: ZScheduleMinutesSchema });
+export const ZSetStatusRequestSchema = ZTrackerIdRequestSchema.extend({
+  status: z.enum(["active", "paused", "archived"]).describe("active resumes, paused pauses, archived archives"),
+});
+export const ZTrackerResponseSchema = z.object({ tracker: ZTrackerSummarySchema });
+
+export const ZSetStatusManyRequestSchema = z.object({
+  trackerIds: z.array(ZIdSchema).min(1).max(500),
+  status: z.enum(["active", "paused"]),
+});
+
+export const ZListVersionsRequestSchema = ZTrackerIdRequestSchema;
+export const ZListVersionsResponseSchema = z.object({ versions: z.array(ZDefinitionVersionWithChangesSchema) });

@@ -1,0 +1,180 @@
+import {
+  ZCreateTrackerRequestSchema,
+  ZCreateTrackerResponseSchema,
+  ZGetTrackerRequestSchema,
+  ZGetTrackerResponseSchema,
+  ZListRunsRequestSchema,
+  ZListRunsResponseSchema,
+  ZListTrackersRequestSchema,
+  ZListTrackersResponseSchema,
+  ZListVersionsRequestSchema,
+  ZListVersionsResponseSchema,
+  ZRefreshTrackerRequestSchema,
+  ZRefreshTrackerResponseSchema,
+  ZSetScheduleRequestSchema,
+  ZSetStatusRequestSchema,
+  ZTimelineRequestSchema,
+  ZTimelineResponseSchema,
+  ZTrackerResponseSchema,
+  ZTrackerStateRequestSchema,
+  ZTrackerStateResponseSchema,
+} from "@/contracts/trackers";
+import { getTracker, setTrackerStatus } from "@/server/intelligence/trackers";
+import { queryTimeline } from "@/server/timeline";
+import {
+  createActiveTracker,
+  getTrackerOverview,
+  listRefreshRuns,
+  listTrackerSummaries,
+  refreshTrackerNow,
+  setTrackerSchedule,
+} from "@/server/triggers";
+import { defineRoute, type TRestRoute } from "./define-route";
+
+/** The public API under /api/v1: every route, its contract and its one domain call. */
+export const REST_ROUTES: TRestRoute[] = [
+  defineRoute({
+    method: "GET",
+    path: "/trackers",
+    operationId: "listTrackers",
+    summary: "Your trackers, newest first",
+    request: ZListTrackersRequestSchema,
+    response: ZListTrackersResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => ({
+      trackers: await listTrackerSummaries(db, { userId, ...(input.status ? { status: input.status } : {}) }),
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/trackers",
+    operationId: "createTracker",
+    summary: "Create an active tracker, locked at definition version 1 and due at once",
+    request: ZCreateTrackerRequestSchema,
+    response: ZCreateTrackerResponseSchema,
+    status: 201,
+    handler: async ({ db, userId }, input) => {
+      const tracker = await createActiveTracker(db, { userId, ...input });
+      const overview = await getTrackerOverview(db, { userId, trackerId: tracker.id });
+      return { tracker: overview.tracker, definition: overview.definition };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}",
+    operationId: "getTracker",
+    summary: "A tracker with the definition in force and every version",
+    request: ZGetTrackerRequestSchema,
+    response: ZGetTrackerResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => {
+      const { tracker, definition, versions } = await getTrackerOverview(db, { userId, trackerId: input.trackerId });
+      return { tracker, definition, versions };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/state",
+    operationId: "getTrackerState",
+    summary: "What the source says now (the current state of the tracked entity)",
+    request: ZTrackerStateRequestSchema,
+    response: ZTrackerStateResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => {
+      const overview = await getTrackerOverview(db, { userId, trackerId: input.trackerId });
+      return { trackerId: overview.tracker.id, state: overview.state };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/timeline",
+    operationId: "getTimeline",
+    summary: "The timeline of changes, newest first; page with nextCursor",
+    request: ZTimelineRequestSchema,
+    response: ZTimelineResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => {
+      // Ownership first; the timeline is the state layer and does not check it.
+      const tracker = await getTracker(db, { userId, trackerId: input.trackerId });
+      return queryTimeline(db, {
+        trackerId: tracker.id,
+        limit: input.limit,
+        ...(input.cursor ? { cursor: input.cursor } : {}),
+        ...(input.from ? { from: input.from } : {}),
+        ...(input.to ? { to: input.to } : {}),
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/runs",
+    operationId: "listRuns",
+    summary: "The refresh runs of a tracker, newest first",
+    request: ZListRunsRequestSchema,
+    response: ZListRunsResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => ({
+      runs: await listRefreshRuns(db, { userId, trackerId: input.trackerId, limit: input.limit }),
+    }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/versions",
+    operationId: "listDefinitionVersions",
+    summary: "Every definition version, newest first, with what changed from the one before",
+    request: ZListVersionsRequestSchema,
+    response: ZListVersionsResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => ({
+      versions: (await getTrackerOverview(db, { userId, trackerId: input.trackerId })).versions,
+    }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/trackers/{trackerId}/refresh",
+    operationId: "refreshTracker",
+    summary: "Refresh now; the same Idempotency-Key again returns the first run (200) instead of refreshing",
+    request: ZRefreshTrackerRequestSchema,
+    headers: { idempotencyKey: "idempotency-key" },
+    response: ZRefreshTrackerResponseSchema,
+    status: (res) => (res.run.replayed ? 200 : 201),
+    handler: async ({ db, userId, refreshSeams }, input) => ({
+      run: await refreshTrackerNow(
+        db,
+        {
+          userId,
+          trackerId: input.trackerId,
+          trigger: "api",
+          ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+        },
+        refreshSeams,
+      ),
+    }),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/trackers/{trackerId}/schedule",
+    operationId: "setSchedule",
+    summary: "Set how often the tracker refreshes",
+    request: ZSetScheduleRequestSchema,
+    response: ZTrackerResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => {
+      await setTrackerSchedule(db, { userId, trackerId: input.trackerId, scheduleMinutes: input.scheduleMinutes });
+      return { tracker: (await getTrackerOverview(db, { userId, trackerId: input.trackerId })).tracker };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/trackers/{trackerId}/status",
+    operationId: "setStatus",
+    summary: "Pause, resume (active) or archive a tracker",
+    request: ZSetStatusRequestSchema,
+    response: ZTrackerResponseSchema,
+    status: 200,
+    handler: async ({ db, userId }, input) => {
+      await setTrackerStatus(db, { userId, trackerId: input.trackerId, status: input.status });
+      return { tracker: (await getTrackerOverview(db, { userId, trackerId: input.trackerId })).tracker };
+    },
+  }),
+];
