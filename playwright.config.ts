@@ -15,6 +15,9 @@ const appEnv = {
   PGLITE_STORAGE: "disk",
   DATABASE_URL: "",
   LOG_LEVEL: "warn",
+  // The apps run in UTC while tests/e2e/time-zones.spec.ts browses from another zone and locale, so a time
+  // rendered differently on server and client shows up as a hydration error there.
+  TZ: "UTC",
   FETCH_ALLOW_HOSTS: `127.0.0.1:${E2E_PORTS.site}`,
   FETCH_TIMEOUT_MS: "3000",
   // Weather comes from the fixture site too (it serves Open-Meteo JSON at /v1/forecast when a test sets it).

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 
@@ -69,8 +70,15 @@ export function ApiTokensSection() {
               <span className="font-medium">{t.name}</span>
               <code className="text-xs text-stone-500">{t.prefix}…</code>
               <span className="text-xs text-stone-500">
-                created {new Date(t.createdAt).toLocaleDateString()}
-                {t.lastUsedAt ? ` · last used ${new Date(t.lastUsedAt).toLocaleString()}` : " · never used"}
+                created <LocalTime value={t.createdAt} />
+                {t.lastUsedAt ? (
+                  <>
+                    {" "}
+                    · last used <LocalTime value={t.lastUsedAt} />
+                  </>
+                ) : (
+                  " · never used"
+                )}
               </span>
               {t.revokedAt ? (
                 <span className="ml-auto text-xs text-stone-500">revoked</span>

@@ -2,6 +2,7 @@
 
 import { JSONUIProvider, Renderer } from "@json-render/react";
 import { Component, type ReactNode } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import type { TFeedItem } from "@/server/feed/feed-item";
 import { feedRegistry, SlotsContext } from "./feed-registry";
 
@@ -21,7 +22,9 @@ function PlainCard({ item }: { item: TFeedItem }) {
   return (
     <div className="flex flex-col gap-1">
       <h3 className="text-base font-semibold">{title}</h3>
-      <p className="text-sm text-stone-500">{new Date(item.timestamp).toLocaleString()}</p>
+      <p className="text-sm text-stone-500">
+        <LocalTime value={item.timestamp} />
+      </p>
     </div>
   );
 }

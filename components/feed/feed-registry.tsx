@@ -2,6 +2,7 @@
 
 import { defineRegistry } from "@json-render/react";
 import { createContext, useContext } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { feedCatalog } from "@/server/feed/catalog";
 import type { TFeedSlot } from "@/server/feed/feed-item";
 
@@ -40,11 +41,6 @@ function Sparkline({ values, label }: { values: number[]; label?: string | null 
       <polyline points={points} fill="none" stroke="currentColor" strokeWidth="2" />
     </svg>
   );
-}
-
-function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
 export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
@@ -107,7 +103,7 @@ export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
       <div className="flex flex-col">
         <span className="font-medium">{props.title}</span>
         <span className="text-sm text-stone-600 dark:text-stone-400">
-          {formatTime(props.start)}
+          <LocalTime value={props.start} />
           {props.location ? ` · ${props.location}` : ""}
         </span>
       </div>

@@ -1,3 +1,7 @@
+"use client";
+
+import { useFormatInstant } from "@/components/format/local-time";
+
 type TPoint = { at: Date; value: number; materiality: "material" | "notable" | "baseline"; changeId: string };
 
 const W = 280;
@@ -6,6 +10,7 @@ const PAD = 8;
 
 /** A small line chart of one numeric field over time (plain SVG); material changes are marked red. */
 export function FieldChart({ field, points }: { field: string; points: TPoint[] }) {
+  const formatInstant = useFormatInstant();
   const times = points.map((p) => new Date(p.at).getTime());
   const values = points.map((p) => p.value);
   const [t0, t1] = [Math.min(...times), Math.max(...times)];
@@ -45,7 +50,7 @@ export function FieldChart({ field, points }: { field: string; points: TPoint[] 
             r={p.materiality === "material" ? 4 : 2.5}
             className={p.materiality === "material" ? "fill-red-600" : "fill-stone-500"}
           >
-            <title>{`${new Date(p.at).toLocaleString()}: ${p.value} (${p.materiality})`}</title>
+            <title>{`${formatInstant(p.at)}: ${p.value} (${p.materiality})`}</title>
           </circle>
         ))}
       </svg>

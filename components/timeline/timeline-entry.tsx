@@ -1,4 +1,5 @@
-import { formatValue, formatWhen } from "@/components/trackers/format";
+import { LocalTime } from "@/components/format/local-time";
+import { formatValue } from "@/components/trackers/format";
 
 type TDecision = { verdict: string; decidedBy: "code" | "agent"; reason: string };
 export type TTimelineEntryView = {
@@ -24,9 +25,7 @@ export function TimelineEntry({ entry }: { entry: TTimelineEntryView }) {
         <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${BADGE[entry.materiality]}`}>
           {entry.materiality}
         </span>
-        <time dateTime={new Date(entry.capturedAt).toISOString()} className="text-stone-600 dark:text-stone-400">
-          {formatWhen(entry.capturedAt)}
-        </time>
+        <LocalTime value={entry.capturedAt} className="text-stone-600 dark:text-stone-400" />
         <span className="text-xs text-stone-500">definition v{entry.definitionVersion}</span>
       </div>
       <ul className="mt-2 space-y-1 text-sm">

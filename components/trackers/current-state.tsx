@@ -1,4 +1,5 @@
-import { formatValue, formatWhen } from "./format";
+import { LocalTime } from "@/components/format/local-time";
+import { formatValue } from "./format";
 
 type TState = { fields: Record<string, unknown>; lastCheckedAt: Date; updatedAt: Date; entityKey: string } | null;
 
@@ -18,7 +19,7 @@ export function CurrentState({ state }: { state: TState }) {
         ))}
       </dl>
       <p className="mt-3 text-xs text-stone-500">
-        {state.entityKey} · last checked {formatWhen(state.lastCheckedAt)}
+        {state.entityKey} · last checked <LocalTime value={state.lastCheckedAt} />
       </p>
     </div>
   );

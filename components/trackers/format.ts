@@ -1,10 +1,8 @@
-/** Small display helpers shared by the trackers list and the tracker page. */
-
-export function formatWhen(value: Date | string | null | undefined): string {
-  if (!value) return "—";
-  const date = typeof value === "string" ? new Date(value) : value;
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
+/**
+ * Small display helpers shared by the trackers list and the tracker page. Everything here is
+ * locale-independent, so server and browser render the same text; instants go through
+ * `<LocalTime>` (components/format).
+ */
 
 export function formatSchedule(minutes: number): string {
   if (minutes % 1440 === 0) return minutes === 1440 ? "daily" : `every ${minutes / 1440} days`;

@@ -1,3 +1,5 @@
+import { LocalTime } from "@/components/format/local-time";
+
 type TField = { name: string; type: string; description: string; rule: string };
 type TVersion = {
   version: number;
@@ -40,7 +42,13 @@ export function LockedDefinition({ definition, versions }: { definition: TVersio
               <li key={v.version}>
                 <span className="font-medium">v{v.version}</span>{" "}
                 <span className="text-xs text-stone-500">
-                  {v.lockedAt ? `locked ${new Date(v.lockedAt).toLocaleString()}` : "draft"}
+                  {v.lockedAt ? (
+                    <>
+                      locked <LocalTime value={v.lockedAt} />
+                    </>
+                  ) : (
+                    "draft"
+                  )}
                   {v.inForce ? " · in force" : ""}
                 </span>
                 {v.changes?.length ? (

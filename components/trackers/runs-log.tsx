@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
-import { formatWhen } from "./format";
 
 /** The runs log: trigger, status, duration, model calls, error, and each run's steps. */
 export function RunsLog({ trackerId }: { trackerId: string }) {
@@ -17,7 +17,7 @@ export function RunsLog({ trackerId }: { trackerId: string }) {
         <li key={run.id} data-testid="run-row" data-status={run.status} className="py-2">
           <details>
             <summary className="cursor-pointer">
-              <span className="font-medium">{run.status}</span> · {run.trigger} · {formatWhen(run.createdAt)}
+              <span className="font-medium">{run.status}</span> · {run.trigger} · <LocalTime value={run.createdAt} />
               {run.durationMs !== null ? ` · ${run.durationMs} ms` : ""} · {run.modelCalls} model call(s)
               {run.summary ? (
                 <span className="block text-xs text-stone-600 dark:text-stone-400">{run.summary}</span>

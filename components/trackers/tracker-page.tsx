@@ -2,11 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { FieldCharts } from "@/components/timeline/field-charts";
 import { TimelineList } from "@/components/timeline/timeline-list";
 import { CurrentState } from "./current-state";
-import { formatSchedule, formatWhen } from "./format";
+import { formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
 import { RefreshNow } from "./refresh-now";
 import { RunsLog } from "./runs-log";
@@ -59,8 +60,8 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
               </span>
             </p>
             <p className="mt-1 text-xs text-stone-500">
-              {formatSchedule(tracker.scheduleMinutes)} · last checked {formatWhen(tracker.lastRunAt)} · next run{" "}
-              {formatWhen(tracker.nextRunAt)}
+              {formatSchedule(tracker.scheduleMinutes)} · last checked <LocalTime value={tracker.lastRunAt} /> · next
+              run <LocalTime value={tracker.nextRunAt} />
             </p>
           </div>
           {canRefresh ? <RefreshNow trackerId={tracker.id} /> : null}

@@ -3,10 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatSchedule, formatWhen } from "./format";
+import { formatSchedule } from "./format";
 import { StatusBadge } from "./status-badge";
 
 const FILTERS = [
@@ -138,15 +139,21 @@ export function TrackersList() {
                 <dl className="mt-2 grid grid-cols-2 gap-x-4 text-xs text-stone-600 sm:grid-cols-4 dark:text-stone-400">
                   <div>
                     <dt className="inline font-medium">Last checked: </dt>
-                    <dd className="inline">{formatWhen(t.lastRunAt)}</dd>
+                    <dd className="inline">
+                      <LocalTime value={t.lastRunAt} />
+                    </dd>
                   </div>
                   <div>
                     <dt className="inline font-medium">Last material: </dt>
-                    <dd className="inline">{formatWhen(t.lastMaterialAt)}</dd>
+                    <dd className="inline">
+                      <LocalTime value={t.lastMaterialAt} />
+                    </dd>
                   </div>
                   <div>
                     <dt className="inline font-medium">Next run: </dt>
-                    <dd className="inline">{formatWhen(t.nextRunAt)}</dd>
+                    <dd className="inline">
+                      <LocalTime value={t.nextRunAt} />
+                    </dd>
                   </div>
                   <div>
                     <dt className="inline font-medium">Schedule: </dt>

@@ -3,7 +3,7 @@ import { buildSpec } from "@/server/feed/catalog";
 import type { TFeedItem } from "@/server/feed/feed-item";
 import { mergeEnhancement } from "@/server/feed/merge-enhancement";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
-import { fmt, numberOption, type TBenchArgs, type TBenchmark, table } from "./harness";
+import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { percentile } from "./stats";
 
 /**
@@ -50,15 +50,22 @@ function makeEnhancement(items: TFeedItem[]): TEnhancementResult {
   return r;
 }
 
+const ITERATIONS: TBenchFlag = {
+  name: "feed-iterations",
+  env: "BENCH_FEED_ITERATIONS",
+  default: 200,
+  min: 5,
+  max: 100_000,
+  integer: true,
+  description: "timed runs per item count (a tenth of them for 5000 items)",
+};
+
 export const feedBenchmark: TBenchmark = {
   name: "feed",
   description: "feed fast path: post-processing + cached-enhancement merge for 50/500/5000 items (p50, p95)",
+  flags: [ITERATIONS],
   async run(args: TBenchArgs, out) {
-    const iterations = numberOption(args, "feed-iterations", "BENCH_FEED_ITERATIONS", 200, {
-      min: 5,
-      max: 100_000,
-      integer: true,
-    });
+    const iterations = numberOption(args, ITERATIONS);
     const now = new Date("2026-11-29T08:30:00Z");
     const words = memoryWords("I cycle to work; we care about pricing");
     const rows: string[][] = [["items", "iterations", "p50 ms", "p95 ms", "items out"]];

@@ -4,60 +4,166 @@
  * ratios; nothing here asserts on wall-clock time.
  */
 
+/**
+ * A numeric flag of a benchmark. This one definition drives parsing, validation, the environment
+ * fallback, the default and `--help`, so the help can never drift from what the benchmark reads.
+ */
+export type TBenchFlag = {
+  /** `--<name>` on the command line, lower-case kebab. */
+  name: string;
+  /** Environment variable read when the flag is absent. */
+  env: string;
+  default: number;
+  min: number;
+  max: number;
+  integer?: boolean;
+  /** One line for `--help`. */
+  description: string;
+};
+
+export type TBenchmark = {
+  name: string;
+  /** One line for the header of `npm run bench` and for `--help`. */
+  description: string;
+  /** Every flag `run` reads; a flag not listed here is refused on the command line. */
+  flags: readonly TBenchFlag[];
+  /** Checks that span several flags (e.g. min ≤ max); throws `BenchUsageError`. Runs before any benchmark. */
+  validate?(args: TBenchArgs): void;
+  run(args: TBenchArgs, out: (line: string) => void): Promise<void>;
+};
+
 export type TBenchArgs = {
   /** Benchmark names given on the command line (empty = all). */
   names: string[];
-  /** `--key=value` / `--key value` flags, keys lower-case. */
+  /** `--key=value` / `--key value` flags, keys lower-case; only flags some benchmark defines. */
   flags: Map<string, string>;
+  /** Where `numberOption` falls back to when a flag is absent (process.env outside tests). */
+  env: Readonly<Record<string, string | undefined>>;
 };
 
-export function parseBenchArgs(argv: readonly string[]): TBenchArgs {
+/** Bad command line or bad option value: `npm run bench` prints the message and exits 2. */
+export class BenchUsageError extends Error {
+  override name = "BenchUsageError";
+}
+
+export type TBenchCommand = { kind: "help"; text: string } | { kind: "run"; selected: TBenchmark[]; args: TBenchArgs };
+
+const HELP_FLAGS = new Set(["--help", "-h"]);
+
+/**
+ * Reads `npm run bench` arguments against the benchmarks' own flag definitions: `--help`/`-h` wins over
+ * everything else; unknown benchmark names, unknown flags, flags of benchmarks that are not selected,
+ * repeated flags, missing values and out-of-range values (flag or environment) are a `BenchUsageError`,
+ * before any benchmark starts.
+ */
+export function parseBenchCommand(
+  argv: readonly string[],
+  benchmarks: readonly TBenchmark[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): TBenchCommand {
+  if (argv.some((a) => HELP_FLAGS.has(a))) return { kind: "help", text: benchHelp(benchmarks) };
+  const owners = new Map<string, string[]>();
+  for (const b of benchmarks) {
+    for (const f of b.flags) owners.set(f.name, [...(owners.get(f.name) ?? []), b.name]);
+  }
   const names: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (!arg.startsWith("--")) {
-      names.push(arg);
+    if (!arg.startsWith("-")) {
+      if (!benchmarks.some((b) => b.name === arg)) {
+        throw new BenchUsageError(
+          `Unknown benchmark "${arg}". Available: ${benchmarks.map((b) => b.name).join(", ")}.`,
+        );
+      }
+      if (!names.includes(arg)) names.push(arg);
       continue;
     }
     const eq = arg.indexOf("=");
-    if (eq > 0) {
-      flags.set(arg.slice(2, eq).toLowerCase(), arg.slice(eq + 1));
-    } else {
+    const key = (eq > 0 ? arg.slice(0, eq) : arg).replace(/^--/, "").toLowerCase();
+    if (!arg.startsWith("--") || !owners.has(key)) {
+      throw new BenchUsageError(`Unknown flag "${eq > 0 ? arg.slice(0, eq) : arg}".`);
+    }
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
       const next = argv[i + 1];
       if (next !== undefined && !next.startsWith("--")) {
-        flags.set(arg.slice(2).toLowerCase(), next);
+        value = next;
         i++;
-      } else {
-        flags.set(arg.slice(2).toLowerCase(), "true");
       }
     }
+    if (value === undefined || value.trim() === "") throw new BenchUsageError(`--${key} needs a value.`);
+    if (flags.has(key)) throw new BenchUsageError(`--${key} is given more than once.`);
+    flags.set(key, value.trim());
   }
-  return { names, flags };
+  const selected = names.length ? benchmarks.filter((b) => names.includes(b.name)) : [...benchmarks];
+  for (const key of flags.keys()) {
+    if (!selected.some((b) => b.flags.some((f) => f.name === key))) {
+      throw new BenchUsageError(
+        `--${key} belongs to ${owners.get(key)?.join(", ")}, which is not selected (selected: ${selected.map((b) => b.name).join(", ")}).`,
+      );
+    }
+  }
+  const args: TBenchArgs = { names, flags, env };
+  // Resolve every option now so a bad value stops the run before a long benchmark, not in the middle.
+  for (const b of selected) {
+    for (const f of b.flags) numberOption(args, f);
+    b.validate?.(args);
+  }
+  return { kind: "run", selected, args };
+}
+
+/** The `--help` text, generated from the benchmarks' names, descriptions and flag definitions. */
+export function benchHelp(benchmarks: readonly TBenchmark[]): string {
+  const lines = [
+    "Usage: npm run bench [-- [<benchmark>…] [--<flag> <value>…]]",
+    "",
+    "Runs every benchmark, or the named ones, against local fixtures only; compare the ratios, not the rates.",
+    "A flag's environment variable is read when the flag is absent. See tests/bench/README.md.",
+    "",
+    "Benchmarks:",
+    table([["name", "what it measures"], ...benchmarks.map((b) => [b.name, b.description])], "  ", "left"),
+  ];
+  for (const b of benchmarks) {
+    lines.push("", `Flags of ${b.name}:`);
+    if (!b.flags.length) {
+      lines.push("  (none)");
+      continue;
+    }
+    lines.push(
+      table(
+        [
+          ["flag", "env", "default", "allowed", "meaning"],
+          ...b.flags.map((f) => [
+            `--${f.name} <n>`,
+            f.env,
+            String(f.default),
+            `${f.integer ? "integer" : "number"} ${f.min}–${f.max}`,
+            f.description,
+          ]),
+        ],
+        "  ",
+        "left",
+      ),
+    );
+  }
+  lines.push("", "Other flags:", "  --help, -h  print this help and exit");
+  return lines.join("\n");
 }
 
 /**
- * A numeric option: `--<flag>` on the command line, else the environment variable, else the default.
+ * A numeric option: `--<flag>` on the command line, else its environment variable, else the default.
  * Rejects nonsense loudly rather than benchmarking something nobody asked for.
  */
-export function numberOption(
-  args: TBenchArgs,
-  flag: string,
-  envName: string,
-  fallback: number,
-  bounds: { min: number; max: number; integer?: boolean },
-): number {
-  const raw = args.flags.get(flag) ?? process.env[envName]?.trim();
-  if (raw === undefined || raw === "") return fallback;
+export function numberOption(args: TBenchArgs, flag: TBenchFlag): number {
+  const fromFlag = args.flags.get(flag.name);
+  const raw = fromFlag ?? args.env[flag.env]?.trim();
+  if (raw === undefined || raw === "") return flag.default;
   const value = Number(raw);
-  if (
-    !Number.isFinite(value) ||
-    value < bounds.min ||
-    value > bounds.max ||
-    (bounds.integer && !Number.isInteger(value))
-  ) {
-    throw new Error(
-      `--${flag} / ${envName} must be ${bounds.integer ? "an integer" : "a number"} between ${bounds.min} and ${bounds.max} (got "${raw}")`,
+  if (!Number.isFinite(value) || value < flag.min || value > flag.max || (flag.integer && !Number.isInteger(value))) {
+    throw new BenchUsageError(
+      `${fromFlag !== undefined ? `--${flag.name}` : flag.env} must be ${flag.integer ? "an integer" : "a number"} between ${flag.min} and ${flag.max} (got "${raw}").`,
     );
   }
   return value;
@@ -94,8 +200,12 @@ export function fmt(value: number, decimals = 1): string {
   return value.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
-/** A left-aligned first column, right-aligned others; `rows[0]` is the header. */
-export function table(rows: readonly (readonly string[])[], indent = "  "): string {
+/** A left-aligned first column, right-aligned others (or all left); `rows[0]` is the header. */
+export function table(
+  rows: readonly (readonly string[])[],
+  indent = "  ",
+  align: "numbers" | "left" = "numbers",
+): string {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {
@@ -105,17 +215,10 @@ export function table(rows: readonly (readonly string[])[], indent = "  "): stri
   const line = (row: readonly string[]) =>
     indent +
     row
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .map((cell, i) => (i === 0 || align === "left" ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
       .join("  ")
       .trimEnd();
   const [head, ...body] = rows;
   if (!head) return "";
   return [line(head), indent + widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
 }
-
-export type TBenchmark = {
-  name: string;
-  /** One line for the header of `npm run bench`. */
-  description: string;
-  run(args: TBenchArgs, out: (line: string) => void): Promise<void>;
-};

@@ -2,12 +2,12 @@ import "../../scripts/require-node.mjs"; // first: refuse to run on another Node
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { feedBenchmark } from "./feed.bench";
-import { parseBenchArgs, type TBenchmark } from "./harness";
+import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
 import { refreshBenchmark } from "./refresh.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
- * and prints plain text. Benchmarks compare variants side by side within one run and report ratios;
+ * and prints plain text; `--help` lists the benchmarks and their flags. A bad command line exits 2. Benchmarks compare variants side by side within one run and report ratios;
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
@@ -30,16 +30,20 @@ function gitRevision(): string {
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2));
-  const unknown = args.names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
-  if (unknown.length) {
-    console.error(
-      `Unknown benchmark(s): ${unknown.join(", ")}. Available: ${BENCHMARKS.map((b) => b.name).join(", ")}`,
-    );
+  let command: TBenchCommand;
+  try {
+    command = parseBenchCommand(process.argv.slice(2), BENCHMARKS);
+  } catch (error) {
+    if (!(error instanceof BenchUsageError)) throw error;
+    console.error(`${error.message}\nSee: npm run bench -- --help`);
     process.exitCode = 2;
     return;
   }
-  const selected = args.names.length ? BENCHMARKS.filter((b) => args.names.includes(b.name)) : BENCHMARKS;
+  if (command.kind === "help") {
+    process.stdout.write(`${command.text}\n`);
+    return;
+  }
+  const { selected, args } = command;
   const cpus = os.cpus();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out("Bellwether benchmarks");

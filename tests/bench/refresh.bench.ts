@@ -10,7 +10,16 @@ import { startModelServer, type TModelServer } from "../fixtures/model-server/se
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
-import { fmt, numberOption, runPool, type TBenchArgs, type TBenchmark, table } from "./harness";
+import {
+  BenchUsageError,
+  fmt,
+  numberOption,
+  runPool,
+  type TBenchArgs,
+  type TBenchFlag,
+  type TBenchmark,
+  table,
+} from "./harness";
 import { makeBenchPage, RATINGS, renderBenchPage, type TBenchPage } from "./pages";
 import { countSql, type TSqlCounter, type TStatementKind } from "./sql-counter";
 import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
@@ -46,19 +55,79 @@ type TOptions = {
   profile: number;
 };
 
+/** The flags this benchmark reads; `--help` and the README table come from here. */
+const FLAGS = {
+  trackers: {
+    name: "trackers",
+    env: "BENCH_TRACKERS",
+    default: 200,
+    min: 1,
+    max: 100_000,
+    integer: true,
+    description: "web.scrape trackers, one fixture page each",
+  },
+  rounds: {
+    name: "rounds",
+    env: "BENCH_ROUNDS",
+    default: 6,
+    min: 1,
+    max: 1000,
+    integer: true,
+    description: "measured rounds (after one warm-up)",
+  },
+  concurrency: {
+    name: "concurrency",
+    env: "BENCH_CONCURRENCY",
+    default: 8,
+    min: 1,
+    max: 1000,
+    integer: true,
+    description: "refreshes in flight per side",
+  },
+  changeRate: {
+    name: "change-rate",
+    env: "BENCH_CHANGE_RATE",
+    default: 0.1,
+    min: 0,
+    max: 1,
+    description: "share of pages whose price moves each round",
+  },
+  modelLatencyMs: {
+    name: "model-latency-ms",
+    env: "BENCH_MODEL_LATENCY_MS",
+    default: 0,
+    min: 0,
+    max: 60_000,
+    description: "added fixture-model latency (e.g. 800 to see a real model dominate changed pages)",
+  },
+  seed: {
+    name: "seed",
+    env: "BENCH_SEED",
+    default: 42,
+    min: 0,
+    max: 2 ** 31,
+    integer: true,
+    description: "seed for pages and price moves",
+  },
+  minKb: { name: "min-kb", env: "BENCH_PAGE_MIN_KB", default: 20, min: 1, max: 2000, description: "smallest page, KB" },
+  maxKb: { name: "max-kb", env: "BENCH_PAGE_MAX_KB", default: 50, min: 1, max: 4000, description: "largest page, KB" },
+  profile: {
+    name: "profile",
+    env: "BENCH_PROFILE_TRACKERS",
+    default: 30,
+    min: 0,
+    max: 100_000,
+    integer: true,
+    description: "trackers in the serial profile (0 skips it)",
+  },
+} satisfies Record<keyof TOptions, TBenchFlag>;
+
 function readOptions(args: TBenchArgs): TOptions {
-  const minKb = numberOption(args, "min-kb", "BENCH_PAGE_MIN_KB", 20, { min: 1, max: 2000 });
-  return {
-    trackers: numberOption(args, "trackers", "BENCH_TRACKERS", 200, { min: 1, max: 100_000, integer: true }),
-    rounds: numberOption(args, "rounds", "BENCH_ROUNDS", 6, { min: 1, max: 1000, integer: true }),
-    concurrency: numberOption(args, "concurrency", "BENCH_CONCURRENCY", 8, { min: 1, max: 1000, integer: true }),
-    changeRate: numberOption(args, "change-rate", "BENCH_CHANGE_RATE", 0.1, { min: 0, max: 1 }),
-    modelLatencyMs: numberOption(args, "model-latency-ms", "BENCH_MODEL_LATENCY_MS", 0, { min: 0, max: 60_000 }),
-    seed: numberOption(args, "seed", "BENCH_SEED", 42, { min: 0, max: 2 ** 31, integer: true }),
-    minKb,
-    maxKb: numberOption(args, "max-kb", "BENCH_PAGE_MAX_KB", 50, { min: minKb, max: 4000 }),
-    profile: numberOption(args, "profile", "BENCH_PROFILE_TRACKERS", 30, { min: 0, max: 100_000, integer: true }),
-  };
+  const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
+  if (o.maxKb < o.minKb) {
+    throw new BenchUsageError(`--max-kb (${o.maxKb}) must not be smaller than --min-kb (${o.minKb}).`);
+  }
+  return o;
 }
 
 /** One extractor field (code) + one model-filled field, with numeric materiality rules for both. */
@@ -617,5 +686,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
 export const refreshBenchmark: TBenchmark = {
   name: "refresh",
   description: "refresh hot loop vs a bare fetch+hash+update floor over the same fixture pages",
+  flags: Object.values(FLAGS),
+  validate: (args) => void readOptions(args),
   run: runRefreshBench,
 };

@@ -1,0 +1,34 @@
+/**
+ * How Bellwether shows an instant. Pure functions, safe on server and client.
+ *
+ * The server may run in any time zone and locale, and the reader's browser in another, so a time is first
+ * rendered as {@link formatUtc} — built by hand from the UTC fields, identical in every runtime and ICU
+ * version — and only after hydration as {@link formatLocal}, in the reader's zone and locale
+ * (see local-time.tsx). Both show the same thing: a medium date and a time to the minute.
+ */
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+
+export type TInstant = Date | string | number;
+
+/** A Date for a Date, an ISO string or epoch milliseconds; null when it is not a valid instant. */
+export function toDate(value: TInstant): Date | null {
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "1 Dec 2026, 01:27 UTC": the same text on every server and browser (no Intl, no local zone). */
+export function formatUtc(date: Date): string {
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
+}
+
+/** The reader's own format and time zone, e.g. "01.12.2026, 17:27" in de-DE. Client only, after hydration. */
+export function formatLocal(date: Date, options: { locale?: string; timeZone?: string } = {}): string {
+  return new Intl.DateTimeFormat(options.locale, {
+    dateStyle: "medium",
+    timeStyle: "short",
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+  }).format(date);
+}

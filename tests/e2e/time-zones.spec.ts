@@ -1,0 +1,173 @@
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { site } from "./fixtures";
+
+/**
+ * Every page hydrates without a console error when the browser's time zone and locale differ from the
+ * server's: the apps run with TZ=UTC (playwright.config.ts), the browser in Los Angeles with German formats.
+ * Times render as stable UTC text on the server and the first client render, then in the reader's zone
+ * and locale (components/format). Data is created the way an integration would: public API + tRPC.
+ */
+test.use({ timezoneId: "America/Los_Angeles", locale: "de-DE" });
+
+const shop = (price: string) =>
+  `<!doctype html><html><head><title>Acme pricing</title></head><body><main><h1>Pricing</h1>
+<p>Pro plan <span id="price">${price}</span> per month</p></main></body></html>`;
+
+const definition = (relative: number) => ({
+  fields: [
+    {
+      name: "price",
+      type: "number",
+      description: "Pro plan monthly price",
+      extractor: { kind: "css", selector: "#price" },
+    },
+  ],
+  identityRule: { kind: "canonical_url" },
+  materiality: { price: { kind: "numeric", relative } },
+});
+
+async function trpcMutation(request: APIRequestContext, path: string, input: unknown): Promise<unknown> {
+  const res = await request.post(`/api/trpc/${path}`, { data: { json: input } });
+  expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json;
+}
+
+async function trpcQuery(request: APIRequestContext, path: string): Promise<unknown> {
+  const res = await request.get(`/api/trpc/${path}`);
+  expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json;
+}
+
+/** A tracker with a baseline, a material change, two runs and a second locked definition version. */
+async function trackerWithHistory(request: APIRequestContext): Promise<string> {
+  const { token } = (await trpcMutation(request, "apiToken.create", { name: "e2e time zones" })) as { token: string };
+  const headers = { authorization: `Bearer ${token}` };
+  const path = `/e2e-time-zones-${Date.now()}`;
+  await site.setPage(path, { body: shop("100") });
+  const created = await request.post("/api/v1/trackers", {
+    headers,
+    data: {
+      decision: "Does the price move while I sleep?",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor(path) },
+      definition: definition(0.05),
+    },
+  });
+  expect(created.status()).toBe(201);
+  const id = (await created.json()).tracker.id as string;
+  const baseline = await request.post(`/api/v1/trackers/${id}/refresh`, { headers });
+  expect((await baseline.json()).run.outcome).toBe("baseline");
+  await site.setPage(path, { body: shop("80") });
+  const cut = await request.post(`/api/v1/trackers/${id}/refresh`, { headers });
+  expect((await cut.json()).run.summary).toBe("material: price 100→80");
+
+  // Version 2, so the definition card lists a version history with lock times.
+  const { sessionId } = (await trpcMutation(request, "setup.openEdit", { trackerId: id })) as { sessionId: string };
+  await trpcMutation(request, "setup.saveDraft", { sessionId, definition: definition(0.1) });
+  await trpcMutation(request, "setup.lock", { sessionId });
+  return id;
+}
+
+/** Collects console errors and uncaught page errors (React reports hydration mismatches as either). */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (msg) => {
+    if (msg.type() !== "error") return;
+    // The browser logs the 404 status of a not-found page's own document; that is the page working.
+    if (/status of 404/.test(msg.text()) && msg.location().url.includes("/no-such-page")) return;
+    errors.push(`console.error on ${page.url()}: ${msg.text()}`);
+  });
+  page.on("pageerror", (error) => errors.push(`page error on ${page.url()}: ${error.message}`));
+  return errors;
+}
+
+/** Lets hydration and the effects after it finish before errors are counted. */
+async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState("load");
+  for (let i = 0; i < 2; i++) {
+    await page.evaluate(() => new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 2000 })));
+  }
+}
+
+/** How the reader (Los Angeles, de-DE) should see an instant: medium date, short time, their zone. */
+const readerFormat = (iso: string) =>
+  new Intl.DateTimeFormat("de-DE", {
+    timeZone: "America/Los_Angeles",
+    dateStyle: "medium",
+    timeStyle: "short",
+  }).format(new Date(iso));
+
+/** After hydration every time element shows the reader's local format of its own datetime. */
+async function expectLocalTimes(page: Page, min: number): Promise<void> {
+  const times = page.locator("time[datetime]");
+  await expect.poll(() => times.count()).toBeGreaterThanOrEqual(min);
+  for (const time of await times.all()) {
+    const iso = (await time.getAttribute("datetime")) ?? "";
+    await expect(time).toHaveText(readerFormat(iso));
+  }
+}
+
+test("every page hydrates without errors in another time zone and locale than the server's", async ({ page }) => {
+  const request = page.request;
+  const id = await trackerWithHistory(request);
+  const previous = (await trpcQuery(request, "settings.feed")) as Record<string, unknown>;
+  const start = new Date(Date.now() + 3 * 3_600_000);
+  const stamp = start
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+  await site.setPage("/time-zones.ics", {
+    contentType: "text/calendar",
+    body: `BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:tz-review\r\nSUMMARY:Price review\r\nDTSTART:${stamp}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`,
+  });
+  const feedSettings = (calendarUrl: string | null) => ({
+    locationName: previous.locationName ?? null,
+    latitude: previous.latitude ?? null,
+    longitude: previous.longitude ?? null,
+    timezone: previous.timezone ?? null,
+    memory: previous.memory ?? "",
+    calendarUrl,
+  });
+  await trpcMutation(request, "settings.updateFeed", feedSettings(site.urlFor("/time-zones.ics")));
+
+  const errors = collectErrors(page);
+  /** Opens a page, waits for its content and for hydration, and fails on any error so far. */
+  const visit = async (path: string, ready: () => Promise<void>) => {
+    await page.goto(path);
+    await ready();
+    await settle(page);
+    expect(errors, `errors after loading ${path}`).toEqual([]);
+  };
+  try {
+    const event = page.locator('[data-testid="feed-card"][data-item-id="event:tz-review"]');
+    await visit("/", () => expect(event).toContainText("Price review"));
+    await expect(event.locator("time")).toHaveText(readerFormat(start.toISOString()));
+
+    await visit("/trackers", () => expect(page.locator(`a[href="/trackers/${id}"]`)).toBeVisible());
+    await expectLocalTimes(page, 3);
+
+    await visit(`/trackers/${id}`, async () => {
+      await expect(page.getByTestId("timeline-entry")).toHaveCount(2);
+      await expect(page.getByTestId("run-row")).toHaveCount(2);
+    });
+    await page.getByText("Version history (2)").click();
+    // Header (last checked, next run), current state, 2 timeline entries, 2 runs, 2 versions.
+    await expectLocalTimes(page, 9);
+    const point = page.getByTestId("chart-price").getByTestId("chart-point").first();
+    await expect(point.locator("title")).toHaveText(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}: \d+ \((material|baseline)\)$/);
+
+    await visit(`/trackers/${id}/edit`, () =>
+      expect(page.getByRole("heading", { level: 1, name: "Edit definition" })).toBeVisible(),
+    );
+    await visit("/trackers/new", () => expect(page.getByPlaceholder("What should I watch, and why?")).toBeVisible());
+
+    const token = page.getByTestId("api-token-row").filter({ hasText: "e2e time zones" }).first();
+    await visit("/settings", () => expect(token).toContainText("last used"));
+    await expectLocalTimes(page, 2);
+
+    await visit("/no-such-page", () => expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible());
+    expect(errors).toEqual([]);
+  } finally {
+    await trpcMutation(request, "settings.updateFeed", feedSettings((previous.calendarUrl as string | null) ?? null));
+  }
+});
