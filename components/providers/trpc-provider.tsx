@@ -4,7 +4,7 @@ import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, loggerLink, splitLink } from "@trpc/client";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
-import { makeQueryClient } from "@/server/api/query-client";
+import { makeQueryClient } from "@/contracts/query-client";
 import type { AppRouter } from "@/server/api/root";
 import { TRPCProvider } from "./trpc";
 

@@ -21,4 +21,4 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/server/triggers/schedule-options";
+export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/contracts/schedule";

@@ -3,7 +3,7 @@ import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy, type TRPCQueryOptions } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { cache, type ReactNode } from "react";
-import { makeQueryClient } from "./query-client";
+import { makeQueryClient } from "@/contracts/query-client";
 import { appRouter, createCaller } from "./root";
 import { createTRPCContext } from "./trpc";
 
