@@ -36,7 +36,18 @@ afterAll(async () => {
   await db?.close();
 });
 
-type TRoute = "list" | "create" | "get" | "refresh" | "timeline" | "state";
+type TRoute =
+  | "list"
+  | "create"
+  | "get"
+  | "refresh"
+  | "timeline"
+  | "state"
+  | "runs"
+  | "versions"
+  | "schedule"
+  | "status";
+const METHODS: Partial<Record<TRoute, string>> = { create: "POST", refresh: "POST", schedule: "PUT", status: "PUT" };
 
 /** `curl -X METHOD -H "Authorization: Bearer …" URL -d BODY` */
 async function call(
@@ -48,11 +59,12 @@ async function call(
     rawBody?: string;
     headers?: Record<string, string>;
     query?: string;
+    method?: string;
   } = {},
 ) {
   const auth = opts.auth === undefined ? token : opts.auth;
   const path = opts.id ? `/api/v1/trackers/${opts.id}${route === "get" ? "" : `/${route}`}` : "/api/v1/trackers";
-  const method = route === "create" || route === "refresh" ? "POST" : "GET";
+  const method = opts.method ?? METHODS[route] ?? "GET";
   const request = new Request(`http://app${path}${opts.query ?? ""}`, {
     method,
     headers: {
@@ -60,7 +72,7 @@ async function call(
       "content-type": "application/json",
       ...opts.headers,
     },
-    ...(method === "POST" ? { body: opts.rawBody ?? (opts.body === undefined ? "" : JSON.stringify(opts.body)) } : {}),
+    ...(method !== "GET" ? { body: opts.rawBody ?? (opts.body === undefined ? "" : JSON.stringify(opts.body)) } : {}),
   });
   const response = await handleRestRequest(request, {
     db: db.db,
@@ -198,5 +210,58 @@ describe("public API", () => {
     expect(feb31.body.error.message).toMatch(/2026-02-31.*not a real ISO 8601 date/);
     const badCursor = await call("timeline", { id, query: "?cursor=garbage" });
     expect(badCursor.status).toBe(400);
+  });
+
+  it("runs, versions, schedule and status: what the UI can do, the API can do", async () => {
+    site.setPage("/api-more", { body: page("7") });
+    const id = (await call("create", { body: createBody("/api-more") })).body.tracker.id as string;
+    await call("refresh", { id });
+
+    const runs = await call("runs", { id, query: "?limit=5" });
+    expect(runs.status).toBe(200);
+    expect(runs.body.runs).toHaveLength(1);
+    expect(runs.body.runs[0]).toMatchObject({ trigger: "api", status: "completed", outcome: "baseline" });
+
+    const versions = await call("versions", { id });
+    expect(versions.body.versions.map((v: { version: number; inForce: boolean }) => [v.version, v.inForce])).toEqual([
+      [1, true],
+    ]);
+
+    const hourly = await call("schedule", { id, body: { scheduleMinutes: 60 } });
+    expect(hourly.status).toBe(200);
+    expect(hourly.body.tracker.scheduleMinutes).toBe(60);
+    const odd = await call("schedule", { id, body: { scheduleMinutes: 7 } });
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.message).toMatch(/scheduleMinutes: Choose one of 15, 30/);
+
+    const paused = await call("status", { id, body: { status: "paused" } });
+    expect(paused.body.tracker).toMatchObject({ status: "paused", nextRunAt: null });
+    const resumed = await call("status", { id, body: { status: "active" } });
+    expect(resumed.body.tracker.status).toBe("active");
+    expect((await call("status", { id, body: { status: "sleeping" } })).status).toBe(400);
+    // Another person's tracker is not found, for writes too, and nothing changes.
+    expect((await call("status", { id, auth: otherToken, body: { status: "archived" } })).status).toBe(404);
+    expect((await db.db.tracker.findUniqueOrThrow({ where: { id } })).status).toBe("active");
+  });
+
+  it("unknown routes are 404, wrong methods 405, oversized bodies 413, NUL characters 400 — all as JSON errors", async () => {
+    const unknown = await handleRestRequest(
+      new Request("http://app/api/v1/nope", { headers: { authorization: `Bearer ${token}` } }),
+      { db: db.db },
+    );
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe("NOT_FOUND");
+    const wrong = await call("list", { method: "DELETE" });
+    expect(wrong.status).toBe(405);
+    expect(wrong.body.error.code).toBe("METHOD_NOT_ALLOWED");
+
+    const before = await db.db.tracker.count();
+    const huge = await call("create", { body: { ...createBody("/x"), decision: "x".repeat(1_200_000) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.message).toMatch(/larger than 1000 KB/);
+    const nul = await call("create", { body: { ...createBody("/x"), decision: "a\u0000b" } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toMatch(/NUL/);
+    expect(await db.db.tracker.count()).toBe(before);
   });
 });
