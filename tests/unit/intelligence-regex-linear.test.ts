@@ -53,7 +53,7 @@ describe("catastrophic patterns run in linear time with correct results", () => 
     for (const text of [`${"a".repeat(27)} !`, `${"a".repeat(ONE_HUNDRED_KB - 2)} !`]) {
       expect(text.length).toBeGreaterThanOrEqual(29);
       // The only place `…*$` can match is the empty string at the very end, after "!".
-      const match = mustCompile("(\\w+\\s?)*$").exec(text);
+      const match = mustCompile("(\\w+\\s?)*$").exec(text) as RegExpExecArray | null;
       expect(match?.index).toBe(text.length);
       expect(match?.[0]).toBe("");
       expect(match?.[1]).toBeUndefined();
