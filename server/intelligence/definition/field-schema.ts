@@ -1,6 +1,6 @@
 import { parse as parseHtml } from "node-html-parser";
 import { z } from "zod";
-import { checkRegexPattern } from "./regex-safety";
+import { compileRegex } from "./regex-safety";
 
 /** The reserved escape-hatch field every tracker has; never declared by a definition. */
 export const NOTABLE_SIGNALS = "notable_signals" as const;
@@ -59,7 +59,12 @@ export const ZCssExtractorSchema = z
 export const ZRegexExtractorSchema = z
   .strictObject({
     kind: z.literal("regex"),
-    pattern: z.string().min(1).describe("JavaScript regular expression run against the page's main text"),
+    pattern: z
+      .string()
+      .min(1)
+      .describe(
+        "Regular expression run against the page's main text, JavaScript-style syntax on a linear-time engine (RE2): no lookahead/lookbehind, no backreferences",
+      ),
     flags: z.string().max(4).optional().describe("Any of i, m, s, u"),
     group: z
       .union([z.number().int().min(0).max(20), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)])
@@ -67,8 +72,23 @@ export const ZRegexExtractorSchema = z
       .describe("Capture group number or name to read; default: group 1 if the pattern has groups, else the match"),
   })
   .superRefine((extractor, ctx) => {
-    const problem = checkRegexPattern(extractor.pattern, extractor.flags ?? "");
-    if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["pattern"] });
+    const compiled = compileRegex(extractor.pattern, extractor.flags ?? "");
+    if (!compiled.ok) {
+      ctx.addIssue({ code: "custom", message: compiled.problem, path: ["pattern"] });
+      return;
+    }
+    const { group } = extractor;
+    const groups = compiled.regex.groupCount();
+    if (typeof group === "number" && group > groups) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["group"],
+        message: `group ${group} does not exist: the pattern has ${groups} capture group${groups === 1 ? "" : "s"}`,
+      });
+    }
+    if (typeof group === "string" && !Object.hasOwn(compiled.regex.namedGroups(), group)) {
+      ctx.addIssue({ code: "custom", path: ["group"], message: `the pattern has no group named "${group}"` });
+    }
   })
   .describe("Read the value from the page's main text with a regular expression");
 

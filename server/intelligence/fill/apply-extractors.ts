@@ -1,7 +1,7 @@
 import { parse as parseHtml } from "node-html-parser";
 import type { TExtractor, TField } from "../definition/field-schema";
 import type { TRecordValue } from "../definition/record-types";
-import { countCaptureGroups, MAX_REGEX_TEXT_CHARS } from "../definition/regex-safety";
+import { compileRegex, MAX_REGEX_TEXT_CHARS } from "../definition/regex-safety";
 import type { TTrackerDefinition } from "../definition/tracker-definition-schema";
 import { coerceValue } from "./coerce-value";
 import { resolveJsonPointer } from "./json-pointer";
@@ -78,17 +78,27 @@ function extract(
     }
     case "regex": {
       if (raw.text === undefined) return { found: false, reason: "no page text to run the regex against" };
-      // Capping the input bounds the worst case of any backtracking the safety check did not catch.
+      // Linear-time engine (regex-safety.ts): the pattern came from a definition, the text from a page.
+      const compiled = compileRegex(extractor.pattern, extractor.flags ?? "");
+      if (!compiled.ok) return { found: false, reason: `regex /${extractor.pattern}/ cannot run: ${compiled.problem}` };
+      const regex = compiled.regex;
+      // The cap bounds the work per field: linear in at most this many characters.
       const text = raw.text.slice(0, MAX_REGEX_TEXT_CHARS);
-      const flags = extractor.flags ?? "";
-      const group = extractor.group ?? (countCaptureGroups(extractor.pattern, flags) > 0 ? 1 : 0);
-      const pick = (m: RegExpMatchArray) => (typeof group === "number" ? m[group] : m.groups?.[group]);
+      const group = extractor.group ?? (regex.groupCount() > 0 ? 1 : 0);
+      const pick = (m: RegExpMatchArray): string | undefined =>
+        typeof group === "number" ? m[group] : m.groups && Object.hasOwn(m.groups, group) ? m.groups[group] : undefined;
       if (wantsList) {
-        const matches = [...text.matchAll(new RegExp(extractor.pattern, `${flags}g`))].slice(0, MAX_LIST_MATCHES);
-        if (matches.length === 0) return { found: false, reason: `regex /${extractor.pattern}/ matched nothing` };
-        return { found: true, value: matches.map(pick).filter((v) => v !== undefined) };
+        const values: string[] = [];
+        let matched = 0;
+        for (const m of regex.matchAll(text)) {
+          const value = pick(m);
+          if (value !== undefined) values.push(value);
+          if (++matched >= MAX_LIST_MATCHES) break;
+        }
+        if (matched === 0) return { found: false, reason: `regex /${extractor.pattern}/ matched nothing` };
+        return { found: true, value: values };
       }
-      const match = new RegExp(extractor.pattern, flags).exec(text);
+      const match = regex.exec(text) as RegExpExecArray | null;
       if (!match) return { found: false, reason: `regex /${extractor.pattern}/ matched nothing` };
       const value = pick(match);
       return value === undefined

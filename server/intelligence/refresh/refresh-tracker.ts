@@ -416,7 +416,11 @@ async function judgeAll(
     model,
     ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
   });
-  for (const [field, v] of Object.entries(judged.verdicts) as [string, TJudgeVerdict][]) {
+  // Only the fields the judge was asked about take its verdict: a code verdict is never replaced,
+  // whatever the answer (or a page it read) says (DESIGN §3 step 5, §8).
+  for (const field of Object.keys(undecided)) {
+    if (!Object.hasOwn(judged.verdicts, field) || Object.hasOwn(byField, field)) continue;
+    const v = judged.verdicts[field] as TJudgeVerdict;
     byField[field] = { verdict: v.verdict, decidedBy: v.decidedBy, reason: v.reason };
   }
   return { byField, modelCalls: judged.modelCalls, usage: judged.usage };
