@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, handlePublicApi, publicApi } from "@/server/api-tokens";
+import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
+import { createApiToken } from "@/server/api-tokens";
 import { AppError } from "@/server/errors";
 import { lockDefinition } from "@/server/intelligence/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
@@ -86,7 +87,7 @@ describe("regex extractors the engine cannot run", () => {
         definition: definitionWith("(\\d+)\\s\\1"),
       }),
     });
-    const response = await handlePublicApi(request, publicApi.createTracker, { db: db.db });
+    const response = await handleRestRequest(request, { db: db.db });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("BAD_REQUEST");
