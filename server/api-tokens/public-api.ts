@@ -4,10 +4,9 @@ import type { TRefreshOptions } from "../intelligence/refresh";
 import { getTracker } from "../intelligence/trackers";
 import { logger } from "../logger";
 import { queryTimeline } from "../timeline";
+import { getTrackerOverview, listTrackerSummaries } from "../trackers";
 import { createActiveTracker } from "../triggers/create-active-tracker";
-import { getTrackerOverview } from "../triggers/get-tracker-overview";
 import { refreshTrackerNow } from "../triggers/refresh-tracker-now";
-import { listTrackerSummaries } from "../triggers/tracker-summary";
 import { authenticateApiToken } from "./authenticate-api-token";
 
 /**

@@ -6,13 +6,12 @@ import {
   createTracker,
   getLockedDefinition,
   getTracker,
-  listDefinitionVersions,
-  listTrackers,
   lockDefinition,
   saveDraftDefinition,
   setTrackerStatus,
 } from "@/server/intelligence/trackers";
 import { ensureEntity, queryTimeline } from "@/server/timeline";
+import { listDefinitionVersions, listTrackers } from "@/server/trackers";
 import { createTestDb, type TTestDb } from "../helpers/db";
 
 const placeDefinition = {
