@@ -23,4 +23,4 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/server/triggers/schedule-options";
+export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/server/trackers/commands/schedule-options";

@@ -1,11 +1,9 @@
 import { getDb, type TDb } from "../db";
 import { AppError, toHttpError } from "../errors";
 import type { TRefreshOptions } from "../intelligence/refresh";
-import { getTracker } from "../intelligence/trackers";
 import { logger } from "../logger";
 import { queryTimeline } from "../timeline";
-import { getTrackerOverview, listTrackerSummaries } from "../trackers";
-import { createActiveTracker } from "../triggers/create-active-tracker";
+import { createActiveTracker, getTracker, getTrackerOverview, listTrackerSummaries } from "../trackers";
 import { refreshTrackerNow } from "../triggers/refresh-tracker-now";
 import { authenticateApiToken } from "./authenticate-api-token";
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAILING_AFTER } from "@/server/intelligence/refresh";
-import { setTrackerStatus } from "@/server/intelligence/trackers";
-import { listTrackerSummaries } from "@/server/trackers";
+import { listTrackerSummaries, setTrackerStatus } from "@/server/trackers";
 import { handleCronRefresh, runDueRefreshes } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";

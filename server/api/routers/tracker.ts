@@ -1,8 +1,16 @@
 import { z } from "zod";
-import { getTracker, setTrackerStatus } from "@/server/intelligence/trackers";
 import { queryTimeline } from "@/server/timeline";
-import { getNumericSeries, getTrackerOverview, listRefreshRuns, listTrackerSummaries } from "@/server/trackers";
-import { refreshTrackerNow, setTrackerSchedule, setTrackersStatus, streamTrackerRefresh } from "@/server/triggers";
+import {
+  getNumericSeries,
+  getTracker,
+  getTrackerOverview,
+  listRefreshRuns,
+  listTrackerSummaries,
+  setTrackerSchedule,
+  setTrackerStatus,
+  setTrackersStatus,
+} from "@/server/trackers";
+import { refreshTrackerNow, streamTrackerRefresh } from "@/server/triggers";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 const ZTrackerIdSchema = z.object({ trackerId: z.string().min(1) });

@@ -26,7 +26,7 @@ import {
   type TJudgeVerdict,
 } from "../judge";
 import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
-import { getLockedDefinition } from "../trackers";
+import { getLockedDefinition } from "../tracker-store";
 import { nextRunAfterFailure, nextRunAfterSuccess } from "./backoff";
 import { describeDeltas } from "./describe-outcome";
 import { acquireLease, markInterruptedRuns } from "./lease";

@@ -1,5 +1,5 @@
 import type { TDb, TTx } from "../../db";
-import { getTracker } from "../../intelligence/trackers";
+import { getTracker } from "../../intelligence/tracker-store";
 import { queryTimeline, type TTimelineEntry } from "../../timeline";
 
 export type TSeriesPoint = { at: Date; value: number; materiality: TTimelineEntry["materiality"]; changeId: string };

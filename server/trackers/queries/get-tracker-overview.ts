@@ -1,5 +1,5 @@
 import type { TDb, TTx } from "../../db";
-import { getTracker } from "../../intelligence/trackers";
+import { getTracker } from "../../intelligence/tracker-store";
 import { getCurrentState, type TCurrentState } from "../../timeline";
 import { describeDefinition, diffDefinitionViews, type TDefinitionVersionView } from "../views/definition-view";
 import { type TTrackerSummary, toTrackerSummary } from "../views/tracker-summary-view";

@@ -1,5 +1,5 @@
 import type { TDb, TTx } from "../../db";
-import { getTracker } from "../../intelligence/trackers";
+import { getTracker } from "../../intelligence/tracker-store";
 import { type TRefreshRunView, toRefreshRunView } from "../views/refresh-run-view";
 
 /** The runs log of the user's tracker, newest first. */

@@ -1,11 +1,9 @@
 import { z } from "zod";
-import type { TDb, TTx } from "../db";
-import { AppError } from "../errors";
-import type { Tracker } from "../generated/prisma/client";
-import { getTracker } from "../intelligence/trackers";
+import type { TDb, TTx } from "../../db";
+import { AppError } from "../../errors";
+import type { Tracker } from "../../generated/prisma/client";
+import { getTracker, updateTrackerSchedule } from "../../intelligence/tracker-store";
 import { SCHEDULE_OPTIONS } from "./schedule-options";
-
-export { SCHEDULE_OPTIONS };
 
 export const ZScheduleMinutesSchema = z
   .number()
@@ -31,5 +29,5 @@ export async function setTrackerSchedule(
   const candidate = new Date(base.getTime() + parsed.data * 60_000);
   const nextRunAt =
     tracker.nextRunAt && tracker.nextRunAt.getTime() < candidate.getTime() ? tracker.nextRunAt : candidate;
-  return db.tracker.update({ where: { id: tracker.id }, data: { scheduleMinutes: parsed.data, nextRunAt } });
+  return updateTrackerSchedule(db, { trackerId: tracker.id, scheduleMinutes: parsed.data, nextRunAt });
 }

@@ -1,0 +1,14 @@
+/**
+ * The tracker store: the ONE module that writes the Tracker and TrackerDefinition tables (DESIGN §2
+ * "one module owns the writes to each table"). It sits in intelligence, below the refresh hot loop and
+ * the setup chat, so both can use it; the application layer (server/trackers) composes its writes into
+ * commands and adds the policy (which transitions and schedules are allowed).
+ */
+export * from "./create-tracker";
+export * from "./delete-tracker";
+export * from "./get-locked-definition";
+export * from "./get-tracker";
+export * from "./lock-definition";
+export * from "./save-draft-definition";
+export * from "./update-tracker-schedule";
+export * from "./update-tracker-status";
