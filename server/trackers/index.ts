@@ -24,6 +24,14 @@ export {
   saveDraftDefinition,
   type TCreateTrackerInput,
 } from "../intelligence/tracker-store";
+// The one definition of "failing" and "due" (see tracker-status-rules.ts), for the feed and the UI.
+export {
+  dueWhere,
+  FAILING_AFTER,
+  FAILING_WHERE,
+  isDue,
+  isFailing,
+} from "../intelligence/tracker-store/tracker-status-rules";
 export * from "./commands/create-active-tracker";
 export * from "./commands/schedule-options";
 export * from "./commands/set-tracker-schedule";

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAILING_AFTER } from "@/server/intelligence/refresh";
-import { listTrackerSummaries, setTrackerStatus } from "@/server/trackers";
+import { FAILING_AFTER, listTrackerSummaries, setTrackerStatus } from "@/server/trackers";
 import { handleCronRefresh, runDueRefreshes } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";

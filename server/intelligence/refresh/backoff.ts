@@ -1,6 +1,3 @@
-/** After this many consecutive failures a tracker shows as failing (in its page and the feed). */
-export const FAILING_AFTER = 3;
-
 const MINUTE = 60_000;
 const MAX_BACKOFF = 6 * 60 * MINUTE;
 
@@ -17,8 +14,4 @@ export function nextRunAfterFailure(now: Date, consecutiveFailures: number, sche
 /** When to refresh next after a successful run. */
 export function nextRunAfterSuccess(now: Date, scheduleMinutes: number): Date {
   return new Date(now.getTime() + scheduleMinutes * MINUTE);
-}
-
-export function isFailing(consecutiveFailures: number): boolean {
-  return consecutiveFailures >= FAILING_AFTER;
 }

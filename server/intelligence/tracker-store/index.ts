@@ -10,5 +10,6 @@ export * from "./get-locked-definition";
 export * from "./get-tracker";
 export * from "./lock-definition";
 export * from "./save-draft-definition";
+export * from "./tracker-status-rules";
 export * from "./update-tracker-schedule";
 export * from "./update-tracker-status";

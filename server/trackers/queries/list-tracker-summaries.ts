@@ -1,5 +1,6 @@
 import type { TDb, TTx } from "../../db";
-import type { Tracker } from "../../generated/prisma/client";
+import type { Prisma, Tracker } from "../../generated/prisma/client";
+import { FAILING_WHERE } from "../../intelligence/tracker-store";
 import { type TTrackerSummary, toTrackerSummary } from "../views/tracker-summary-view";
 
 /** The user's trackers for the list page, newest first, with when each last changed materially. */
@@ -7,8 +8,10 @@ export async function listTrackerSummaries(
   db: TDb | TTx,
   input: { userId: string; status?: Tracker["status"] | "failing" },
 ): Promise<TTrackerSummary[]> {
+  const byStatus: Prisma.TrackerWhereInput =
+    input.status === undefined ? {} : input.status === "failing" ? FAILING_WHERE : { status: input.status };
   const trackers = await db.tracker.findMany({
-    where: { userId: input.userId },
+    where: { userId: input.userId, ...byStatus },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
   const last = trackers.length
@@ -19,8 +22,5 @@ export async function listTrackerSummaries(
       })
     : [];
   const byTracker = new Map(last.map((row) => [row.trackerId, row._max.capturedAt ?? null]));
-  const all = trackers.map((t) => toTrackerSummary(t, byTracker.get(t.id) ?? null));
-  if (!input.status) return all;
-  if (input.status === "failing") return all.filter((t) => t.failing);
-  return all.filter((t) => t.status === input.status);
+  return trackers.map((t) => toTrackerSummary(t, byTracker.get(t.id) ?? null));
 }

@@ -1,5 +1,5 @@
 import type { Tracker } from "../../generated/prisma/client";
-import { FAILING_AFTER, isFailing } from "../../intelligence/refresh";
+import { isFailing } from "../../intelligence/tracker-store";
 
 /** A tracker as the list, the tracker page header and the public API show it. */
 export type TTrackerSummary = {
@@ -36,7 +36,7 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null):
     capability: tracker.capability,
     target: describeTarget(tracker.capabilityInput),
     status: tracker.status,
-    failing: tracker.status === "active" && isFailing(tracker.consecutiveFailures),
+    failing: isFailing(tracker),
     lastError: tracker.lastError,
     consecutiveFailures: tracker.consecutiveFailures,
     scheduleMinutes: tracker.scheduleMinutes,
@@ -47,5 +47,3 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null):
     createdAt: tracker.createdAt,
   };
 }
-
-export { FAILING_AFTER };
