@@ -1,6 +1,4 @@
-export * from "./claim-due-trackers";
 export * from "./handle-cron-refresh";
-export * from "./jitter";
 export * from "./refresh-tracker-now";
 export * from "./run-due-refreshes";
 export * from "./run-worker";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trackersSource } from "@/server/feed/sources/trackers-source";
 import { refreshTracker } from "@/server/intelligence/refresh";
+import { claimDueTrackers } from "@/server/intelligence/tracker-store";
 import {
   dueWhere,
   FAILING_AFTER,
@@ -11,7 +12,6 @@ import {
   listTrackerSummaries,
   setTrackerStatus,
 } from "@/server/trackers";
-import { claimDueTrackers } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";

@@ -1,6 +1,6 @@
-import type { TDb, TTx } from "../db";
-import { Prisma } from "../generated/prisma/client";
-import { dueSql } from "../intelligence/tracker-store";
+import type { TDb, TTx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+import { dueSql } from "./tracker-status-rules";
 
 export type TClaimOptions = {
   /** At most this many trackers per claim. */
@@ -20,7 +20,7 @@ export const DEFAULT_CLAIM_LEASE_MS = 10 * 60_000;
  * walks the (status, nextRunAt) index and locks rows with FOR UPDATE SKIP LOCKED, so concurrent
  * claimers (cron calls, workers, other instances) never get the same tracker; the UPDATE pushes each
  * claimed tracker's nextRunAt forward by the claim lease, so once committed it is no longer due.
- * refreshTracker then sets the real next run (schedule or failure backoff).
+ * refreshTracker then sets the real next run (computeNextRunAt, in its final transaction).
  */
 export async function claimDueTrackers(db: TDb | TTx, options: TClaimOptions): Promise<string[]> {
   const leaseMs = options.leaseMs ?? DEFAULT_CLAIM_LEASE_MS;
