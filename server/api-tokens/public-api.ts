@@ -3,7 +3,13 @@ import { AppError, toHttpError } from "../errors";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { logger } from "../logger";
 import { queryTimeline } from "../timeline";
-import { createActiveTracker, getTracker, getTrackerOverview, listTrackerSummaries } from "../trackers";
+import {
+  checkTimelineDate,
+  createActiveTracker,
+  getTracker,
+  getTrackerOverview,
+  listTrackerSummaries,
+} from "../trackers";
 import { refreshTrackerNow } from "../triggers/refresh-tracker-now";
 import { authenticateApiToken } from "./authenticate-api-token";
 
@@ -62,11 +68,9 @@ async function readJsonBody(request: Request): Promise<Record<string, unknown>> 
 function parseDateParam(url: URL, name: string): Date | undefined {
   const raw = url.searchParams.get(name);
   if (raw === null || raw === "") return undefined;
-  const date = new Date(raw);
-  if (Number.isNaN(date.getTime())) {
-    throw new AppError("BAD_REQUEST", `Query parameter "${name}" must be an ISO 8601 date, e.g. 2026-01-31T00:00:00Z.`);
-  }
-  return date;
+  const checked = checkTimelineDate(raw);
+  if (!checked.ok) throw new AppError("BAD_REQUEST", `Query parameter "${name}" ${checked.problem}.`);
+  return checked.date;
 }
 
 export const publicApi = {

@@ -41,10 +41,12 @@ export * from "./commands/set-trackers-status";
 // Queries and their view types.
 export * from "./queries/get-numeric-series";
 export * from "./queries/get-tracker-overview";
+export * from "./queries/get-tracker-timeline";
 export * from "./queries/list-definition-versions";
 export * from "./queries/list-refresh-runs";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";
+export * from "./queries/timeline-dates";
 export * from "./views/definition-view";
 export * from "./views/refresh-run-view";
 export * from "./views/tracker-summary-view";

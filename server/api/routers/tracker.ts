@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { queryTimeline } from "@/server/timeline";
 import {
   getNumericSeries,
-  getTracker,
   getTrackerOverview,
+  getTrackerTimeline,
   listRefreshRuns,
   listTrackerSummaries,
   setTrackerSchedule,
   setTrackerStatus,
   setTrackersStatus,
+  zTimelineDate,
 } from "@/server/trackers";
 import { refreshTrackerNow, streamTrackerRefresh } from "@/server/triggers";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
@@ -31,25 +31,24 @@ export const trackerRouter = createTRPCRouter({
       ZTrackerIdSchema.extend({
         cursor: z.string().nullish(),
         limit: z.number().int().min(1).max(100).default(20),
-        /** Inclusive start and exclusive end of the window (see queryTimeline). */
-        from: z.date().nullish(),
-        to: z.date().nullish(),
+        /** Inclusive start and exclusive end of the window: Dates, or ISO 8601 strings (impossible dates are a 400). */
+        from: zTimelineDate("from").nullish(),
+        to: zTimelineDate("to").nullish(),
       }).refine((q) => !(q.from && q.to && q.from > q.to), {
         message: "The start date must not be after the end date.",
         path: ["from"],
       }),
     )
-    .query(async ({ ctx, input }) => {
-      // Ownership first; the timeline is the state layer and does not check it.
-      const tracker = await getTracker(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId });
-      return queryTimeline(ctx.db, {
-        trackerId: tracker.id,
+    .query(({ ctx, input }) =>
+      getTrackerTimeline(ctx.db, {
+        userId: ctx.user.id,
+        trackerId: input.trackerId,
         limit: input.limit,
         ...(input.cursor ? { cursor: input.cursor } : {}),
         ...(input.from ? { from: input.from } : {}),
         ...(input.to ? { to: input.to } : {}),
-      });
-    }),
+      }),
+    ),
 
   series: protectedProcedure
     .input(ZTrackerIdSchema)
