@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ZIdSchema, zRequestDate, zText } from "./common";
+import { ZIdSchema, zText } from "./common";
+import { zRequestDate } from "./dates";
 import { SCHEDULE_MINUTES } from "./schedule";
 import { ZCurrentStateSchema, ZTimelineEntrySchema } from "./timeline";
 
@@ -74,6 +75,7 @@ export const ZRunStepViewSchema = z.object({
   ms: z.number(),
   detail: z.string().optional(),
 });
+export type TRunStepView = z.infer<typeof ZRunStepViewSchema>;
 
 export const ZRefreshRunViewSchema = z
   .object({
@@ -90,6 +92,7 @@ export const ZRefreshRunViewSchema = z
     createdAt: z.date(),
   })
   .meta({ id: "RefreshRun" });
+export type TRefreshRunView = z.infer<typeof ZRefreshRunViewSchema>;
 
 export const ZRefreshResultSchema = z
   .object({
@@ -131,11 +134,14 @@ export const ZCreateTrackerResponseSchema = z.object({
 });
 
 export const ZGetTrackerRequestSchema = ZTrackerIdRequestSchema;
+/** The tracker page header (tRPC tracker.get): the tracker, its versions and the current state. */
 export const ZGetTrackerResponseSchema = z.object({
   tracker: ZTrackerSummarySchema,
   definition: ZDefinitionVersionViewSchema.nullable(),
   versions: z.array(ZDefinitionVersionWithChangesSchema),
 });
+
+export const ZTrackerOverviewSchema = ZGetTrackerResponseSchema.extend({ state: ZTrackerStateSchema.nullable() });
 
 export const ZTrackerStateRequestSchema = ZTrackerIdRequestSchema;
 export const ZTrackerStateResponseSchema = z.object({ trackerId: z.string(), state: ZTrackerStateSchema.nullable() });
@@ -143,8 +149,8 @@ export const ZTrackerStateResponseSchema = z.object({ trackerId: z.string(), sta
 export const ZTimelineRequestSchema = ZTrackerIdRequestSchema.extend({
   cursor: z.string().max(500).nullish().describe("nextCursor of the previous page"),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  from: zRequestDate.nullish().describe("Inclusive start, ISO 8601"),
-  to: zRequestDate.nullish().describe("Exclusive end, ISO 8601"),
+  from: zRequestDate("from").nullish().describe("Inclusive start, ISO 8601"),
+  to: zRequestDate("to").nullish().describe("Exclusive end, ISO 8601"),
 }).refine((q) => !(q.from && q.to && q.from > q.to), {
   message: "The start date must not be after the end date.",
   path: ["from"],
@@ -173,6 +179,12 @@ export const ZSetStatusManyRequestSchema = z.object({
   trackerIds: z.array(ZIdSchema).min(1).max(500),
   status: z.enum(["active", "paused"]),
 });
+export const ZSetStatusManyResponseSchema = z.object({
+  updated: z.array(z.string()),
+  refused: z.array(z.object({ trackerId: z.string(), message: z.string() })),
+});
+
+export const ZNumericSeriesRequestSchema = ZTrackerIdRequestSchema;
 
 export const ZListVersionsRequestSchema = ZTrackerIdRequestSchema;
 export const ZListVersionsResponseSchema = z.object({ versions: z.array(ZDefinitionVersionWithChangesSchema) });

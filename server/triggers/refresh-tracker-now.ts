@@ -1,6 +1,6 @@
 import type { TDb } from "../db";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
-import { getTracker } from "../intelligence/trackers";
+import { getTracker } from "../intelligence/tracker-store";
 
 /**
  * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check,

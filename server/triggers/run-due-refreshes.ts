@@ -1,9 +1,8 @@
 import type { TDb } from "../db";
 import { isAppError } from "../errors";
 import { refreshTracker, type TRefreshOptions } from "../intelligence/refresh";
+import { claimDueTrackers, releaseClaims } from "../intelligence/tracker-store";
 import { logger as rootLogger, type TLogger } from "../logger";
-import { claimDueTrackers, releaseClaims } from "./claim-due-trackers";
-import { jitterMs } from "./jitter";
 
 export type TRunDueOptions = {
   trigger: "cron" | "worker";
@@ -108,7 +107,6 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
       if (summary.results.length < MAX_RESULTS_IN_SUMMARY) {
         summary.results.push({ trackerId, status: result.status, summary: result.summary });
       }
-      if (result.status === "completed" || result.status === "failed") await spreadNextRun(db, trackerId);
     } catch (error) {
       summary.errors++;
       if (isAppError(error))
@@ -153,20 +151,4 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
     summary.durationMs = Math.round(performance.now() - started);
   }
   return summary;
-}
-
-/** Adds the tracker's stable jitter to the next run refreshTracker just set (see jitter.ts). */
-async function spreadNextRun(db: TDb, trackerId: string): Promise<void> {
-  const tracker = await db.tracker.findUnique({
-    where: { id: trackerId },
-    select: { nextRunAt: true, scheduleMinutes: true, leaseToken: true },
-  });
-  if (!tracker?.nextRunAt || tracker.leaseToken) return;
-  const offset = jitterMs(trackerId, tracker.scheduleMinutes);
-  if (offset === 0) return;
-  // Conditional on the value just read, so a concurrent refresh's newer nextRunAt is never overwritten.
-  await db.tracker.updateMany({
-    where: { id: trackerId, nextRunAt: tracker.nextRunAt, leaseToken: null },
-    data: { nextRunAt: new Date(tracker.nextRunAt.getTime() + offset) },
-  });
 }

@@ -1,9 +1,9 @@
 import { executeCapability, hashStructuredDocument, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "@/server/intelligence/refresh";
-import { createTracker } from "@/server/intelligence/trackers";
 import type { TLogger } from "@/server/logger";
 import { ensureEntity, writeCurrentState } from "@/server/timeline";
+import { createTracker } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import type { TRecordingInput } from "../fixtures/model-server/recordings";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";

@@ -5,6 +5,7 @@ import type { PGlite, Transaction } from "@electric-sql/pglite";
  * PGlite instance's `query` and `transaction` (the adapter calls both through the instance), and times
  * them. Used to explain where the hot loop's time goes; the overhead is a counter and a clock read per
  * statement. Statement times include queueing when several are in flight: read them at concurrency 1.
+ * `onStatement` hears each statement's SQL text (tests count specific writes with it).
  */
 export type TStatementKind = { kind: string; count: number; ms: number };
 
@@ -28,11 +29,12 @@ export function statementKind(sql: string): string {
   return `${verb} ${table}${conflict}`.trim();
 }
 
-export function countSql(pglite: PGlite): TSqlCounter {
+export function countSql(pglite: PGlite, options: { onStatement?: (sql: string) => void } = {}): TSqlCounter {
   const counter = { statements: 0, transactions: 0, statementMs: 0 };
   let kinds = new Map<string, { count: number; ms: number }>();
   const timed = <T>(sql: unknown, promise: Promise<T>): Promise<T> => {
     counter.statements++;
+    options.onStatement?.(String(sql));
     const started = performance.now();
     return promise.finally(() => {
       const ms = performance.now() - started;

@@ -2,7 +2,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModel } from "ai";
 import { makeCapabilityConfig, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
-import { createTracker, lockDefinition, saveDraftDefinition } from "@/server/intelligence/trackers";
+import { createTracker, lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 
 /** Creates the local user's tracker, saves the definition and locks it: an active tracker at v1. */

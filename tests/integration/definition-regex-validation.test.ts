@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { createApiToken } from "@/server/api-tokens";
 import { AppError } from "@/server/errors";
-import { lockDefinition } from "@/server/intelligence/trackers";
+import { lockDefinition } from "@/server/intelligence/tracker-store";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";

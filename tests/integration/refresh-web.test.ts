@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
-import { lockDefinition, saveDraftDefinition } from "@/server/intelligence/trackers";
 import { getCurrentState, queryTimeline } from "@/server/timeline";
+import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TLanguageModel } from "@/server/ai";
 import { UNTRUSTED_BEGIN } from "@/server/ai";
 import { createSetupSession, getSetupState, handleSetupMessage, type TSetupEvent } from "@/server/intelligence/setup";
-import { getLockedDefinition } from "@/server/intelligence/trackers";
+import { getLockedDefinition } from "@/server/intelligence/tracker-store";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { SETUP_PRICING_HTML } from "../e2e/setup-pages";
 import { setupRecordings } from "../e2e/setup-recordings";

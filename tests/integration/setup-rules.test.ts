@@ -10,7 +10,8 @@ import {
   saveSetupDraft,
   type TSetupEvent,
 } from "@/server/intelligence/setup";
-import { getLockedDefinition, listDefinitionVersions } from "@/server/intelligence/trackers";
+import { getLockedDefinition } from "@/server/intelligence/tracker-store";
+import { listDefinitionVersions } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";

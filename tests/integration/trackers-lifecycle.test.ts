@@ -2,17 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { TTrackerDefinition } from "@/server/intelligence/definition";
+import { getLockedDefinition } from "@/server/intelligence/tracker-store";
+import { ensureEntity, queryTimeline } from "@/server/timeline";
 import {
   createTracker,
-  getLockedDefinition,
   getTracker,
   listDefinitionVersions,
   listTrackers,
   lockDefinition,
   saveDraftDefinition,
   setTrackerStatus,
-} from "@/server/intelligence/trackers";
-import { ensureEntity, queryTimeline } from "@/server/timeline";
+} from "@/server/trackers";
 import { createTestDb, type TTestDb } from "../helpers/db";
 
 const placeDefinition = {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDb, type TDb, type TDbHandle } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { TTrackerDefinition } from "@/server/intelligence/definition";
-import { createTracker, getTracker, lockDefinition, saveDraftDefinition } from "@/server/intelligence/trackers";
 import { appendChange, ensureEntity } from "@/server/timeline";
+import { createTracker, getTracker, lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb, withAdminClient } from "../helpers/db";
 
 const definition = {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDb, type TDbHandle } from "@/server/db";
-import { CLAIM_SELECT_SQL, handleCronRefresh, runDueRefreshes, runWorker } from "@/server/triggers";
+import { CLAIM_SELECT_SQL } from "@/server/intelligence/tracker-store";
+import { handleCronRefresh, runDueRefreshes, runWorker } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAILING_AFTER } from "@/server/intelligence/refresh";
-import { setTrackerStatus } from "@/server/intelligence/trackers";
-import { handleCronRefresh, listTrackerSummaries, runDueRefreshes } from "@/server/triggers";
+import { FAILING_AFTER, listTrackerSummaries, setTrackerStatus } from "@/server/trackers";
+import { handleCronRefresh, runDueRefreshes } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryTimeline } from "@/server/timeline";
-import { createActiveTracker, runDueRefreshes } from "@/server/triggers";
+import { createActiveTracker } from "@/server/trackers";
+import { runDueRefreshes } from "@/server/triggers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startDemoSite, type TDemoSite } from "../../scripts/demo/demo-site";
 import { demoTrackers } from "../../scripts/demo/demo-trackers";

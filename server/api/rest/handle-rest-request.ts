@@ -74,7 +74,7 @@ function invalidInput(error: ZodError, input: Record<string, unknown>): AppError
   const message = missing.length
     ? `Missing field(s): ${missing.join(", ")}.`
     : first
-      ? `${first.path ? `${first.path}: ` : ""}${first.message}`
+      ? `${first.path && !first.message.includes(`"${first.path}"`) ? `${first.path}: ` : ""}${first.message}`
       : "The request is invalid.";
   return new AppError("BAD_REQUEST", message, { details: { issues } });
 }

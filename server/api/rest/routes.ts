@@ -19,16 +19,17 @@ import {
   ZTrackerStateRequestSchema,
   ZTrackerStateResponseSchema,
 } from "@/contracts/trackers";
-import { getTracker, setTrackerStatus } from "@/server/intelligence/trackers";
-import { queryTimeline } from "@/server/timeline";
 import {
   createActiveTracker,
   getTrackerOverview,
+  getTrackerTimeline,
   listRefreshRuns,
   listTrackerSummaries,
-  refreshTrackerNow,
   setTrackerSchedule,
-} from "@/server/triggers";
+  setTrackerStatus,
+} from "@/server/trackers";
+import { refreshTrackerNow } from "@/server/triggers";
+import { timelineWindow } from "../timeline-window";
 import { defineRoute, type TRestRoute } from "./define-route";
 
 /** The public API under /api/v1: every route, its contract and its one domain call. */
@@ -93,17 +94,7 @@ export const REST_ROUTES: TRestRoute[] = [
     request: ZTimelineRequestSchema,
     response: ZTimelineResponseSchema,
     status: 200,
-    handler: async ({ db, userId }, input) => {
-      // Ownership first; the timeline is the state layer and does not check it.
-      const tracker = await getTracker(db, { userId, trackerId: input.trackerId });
-      return queryTimeline(db, {
-        trackerId: tracker.id,
-        limit: input.limit,
-        ...(input.cursor ? { cursor: input.cursor } : {}),
-        ...(input.from ? { from: input.from } : {}),
-        ...(input.to ? { to: input.to } : {}),
-      });
-    },
+    handler: ({ db, userId }, input) => getTrackerTimeline(db, { userId, ...timelineWindow(input) }),
   }),
   defineRoute({
     method: "GET",

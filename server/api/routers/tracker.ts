@@ -1,68 +1,69 @@
 import { z } from "zod";
-import { getTracker, setTrackerStatus } from "@/server/intelligence/trackers";
-import { queryTimeline } from "@/server/timeline";
+import {
+  ZGetTrackerRequestSchema,
+  ZListRunsRequestSchema,
+  ZListTrackersRequestSchema,
+  ZNumericSeriesRequestSchema,
+  ZRefreshResultSchema,
+  ZRefreshRunViewSchema,
+  ZRefreshTrackerRequestSchema,
+  ZSetScheduleRequestSchema,
+  ZSetStatusManyRequestSchema,
+  ZSetStatusManyResponseSchema,
+  ZSetStatusRequestSchema,
+  ZTimelineRequestSchema,
+  ZTimelineResponseSchema,
+  ZTrackerIdRequestSchema,
+  ZTrackerOverviewSchema,
+  ZTrackerSummarySchema,
+} from "@/contracts/trackers";
 import {
   getNumericSeries,
   getTrackerOverview,
+  getTrackerTimeline,
   listRefreshRuns,
   listTrackerSummaries,
-  refreshTrackerNow,
   setTrackerSchedule,
+  setTrackerStatus,
   setTrackersStatus,
-  streamTrackerRefresh,
-} from "@/server/triggers";
+} from "@/server/trackers";
+import { refreshTrackerNow, streamTrackerRefresh } from "@/server/triggers";
+import { timelineWindow } from "../timeline-window";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
-const ZTrackerIdSchema = z.object({ trackerId: z.string().min(1) });
-
+/** Inputs and outputs are the shared contracts (contracts/trackers.ts) the public REST API validates with too. */
 export const trackerRouter = createTRPCRouter({
   list: protectedProcedure
-    .input(z.object({ status: z.enum(["active", "paused", "archived", "draft", "failing"]).optional() }).optional())
+    .input(ZListTrackersRequestSchema.optional())
+    .output(z.array(ZTrackerSummarySchema))
     .query(({ ctx, input }) =>
       listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...(input?.status ? { status: input.status } : {}) }),
     ),
 
   get: protectedProcedure
-    .input(ZTrackerIdSchema)
+    .input(ZGetTrackerRequestSchema)
+    .output(ZTrackerOverviewSchema)
     .query(({ ctx, input }) => getTrackerOverview(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   timeline: protectedProcedure
-    .input(
-      ZTrackerIdSchema.extend({
-        cursor: z.string().nullish(),
-        limit: z.number().int().min(1).max(100).default(20),
-        /** Inclusive start and exclusive end of the window (see queryTimeline). */
-        from: z.date().nullish(),
-        to: z.date().nullish(),
-      }).refine((q) => !(q.from && q.to && q.from > q.to), {
-        message: "The start date must not be after the end date.",
-        path: ["from"],
-      }),
-    )
-    .query(async ({ ctx, input }) => {
-      // Ownership first; the timeline is the state layer and does not check it.
-      const tracker = await getTracker(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId });
-      return queryTimeline(ctx.db, {
-        trackerId: tracker.id,
-        limit: input.limit,
-        ...(input.cursor ? { cursor: input.cursor } : {}),
-        ...(input.from ? { from: input.from } : {}),
-        ...(input.to ? { to: input.to } : {}),
-      });
-    }),
+    .input(ZTimelineRequestSchema)
+    .output(ZTimelineResponseSchema)
+    .query(({ ctx, input }) => getTrackerTimeline(ctx.db, { userId: ctx.user.id, ...timelineWindow(input) })),
 
   series: protectedProcedure
-    .input(ZTrackerIdSchema)
+    .input(ZNumericSeriesRequestSchema)
     .query(({ ctx, input }) => getNumericSeries(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   runs: protectedProcedure
-    .input(ZTrackerIdSchema.extend({ limit: z.number().int().min(1).max(100).default(20) }))
+    .input(ZListRunsRequestSchema)
+    .output(z.array(ZRefreshRunViewSchema))
     .query(({ ctx, input }) =>
       listRefreshRuns(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
     ),
 
   refresh: protectedProcedure
-    .input(ZTrackerIdSchema)
+    .input(ZTrackerIdRequestSchema)
+    .output(ZRefreshResultSchema)
     .mutation(({ ctx, input }) =>
       refreshTrackerNow(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, trigger: "manual" }),
     ),
@@ -72,7 +73,7 @@ export const trackerRouter = createTRPCRouter({
    * idempotency key per click, so a reconnect replays that run instead of starting another.
    */
   refreshProgress: protectedProcedure
-    .input(ZTrackerIdSchema.extend({ idempotencyKey: z.string().min(8).max(200) }))
+    .input(ZRefreshTrackerRequestSchema.required({ idempotencyKey: true }))
     .subscription(async function* ({ ctx, input }) {
       yield* streamTrackerRefresh(ctx.db, {
         userId: ctx.user.id,
@@ -82,24 +83,23 @@ export const trackerRouter = createTRPCRouter({
     }),
 
   setStatus: protectedProcedure
-    .input(ZTrackerIdSchema.extend({ status: z.enum(["active", "paused", "archived"]) }))
+    .input(ZSetStatusRequestSchema)
     .mutation(({ ctx, input }) =>
       setTrackerStatus(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, status: input.status }),
     ),
 
   setStatusMany: protectedProcedure
-    .input(z.object({ trackerIds: z.array(z.string().min(1)).min(1).max(500), status: z.enum(["active", "paused"]) }))
+    .input(ZSetStatusManyRequestSchema)
+    .output(ZSetStatusManyResponseSchema)
     .mutation(({ ctx, input }) =>
       setTrackersStatus(ctx.db, { userId: ctx.user.id, trackerIds: input.trackerIds, status: input.status }),
     ),
 
-  setSchedule: protectedProcedure
-    .input(ZTrackerIdSchema.extend({ scheduleMinutes: z.number().int() }))
-    .mutation(({ ctx, input }) =>
-      setTrackerSchedule(ctx.db, {
-        userId: ctx.user.id,
-        trackerId: input.trackerId,
-        scheduleMinutes: input.scheduleMinutes,
-      }),
-    ),
+  setSchedule: protectedProcedure.input(ZSetScheduleRequestSchema).mutation(({ ctx, input }) =>
+    setTrackerSchedule(ctx.db, {
+      userId: ctx.user.id,
+      trackerId: input.trackerId,
+      scheduleMinutes: input.scheduleMinutes,
+    }),
+  ),
 });

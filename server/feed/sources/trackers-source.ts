@@ -1,5 +1,5 @@
 import type { TDb } from "@/server/db";
-import { FAILING_AFTER } from "@/server/intelligence/refresh/backoff";
+import { FAILING_WHERE } from "@/server/trackers";
 import { buildSpec } from "../catalog";
 import type { TFeedSource } from "../feed-engine";
 import type { TFeedItem } from "../feed-item";
@@ -27,7 +27,7 @@ export function trackersSource(db: TDb): TFeedSource {
           include: { tracker: { select: { id: true, decision: true } }, entity: { select: { entityKey: true } } },
         }),
         db.tracker.findMany({
-          where: { userId, consecutiveFailures: { gte: FAILING_AFTER }, status: { not: "archived" } },
+          where: { userId, ...FAILING_WHERE },
           select: { id: true, decision: true, lastError: true, consecutiveFailures: true, updatedAt: true },
         }),
       ]);

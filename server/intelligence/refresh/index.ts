@@ -1,4 +1,3 @@
-export * from "./backoff";
 export * from "./describe-outcome";
 export * from "./refresh-tracker";
 export * from "./run-steps";

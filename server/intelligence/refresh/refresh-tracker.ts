@@ -26,10 +26,9 @@ import {
   type TJudgeVerdict,
 } from "../judge";
 import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
-import { getLockedDefinition } from "../trackers";
-import { nextRunAfterFailure, nextRunAfterSuccess } from "./backoff";
+import { acquireLease, getLockedDefinition, recordRefreshFailure, recordRefreshSuccess } from "../tracker-store";
 import { describeDeltas } from "./describe-outcome";
-import { acquireLease, markInterruptedRuns } from "./lease";
+import { markInterruptedRuns } from "./lease";
 import { readCapture } from "./read-capture";
 import { createStepRecorder, type TOnStep, type TRunStep } from "./run-steps";
 import { createDbLedger } from "./usage-ledger";
@@ -483,20 +482,15 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
   const appended: { step?: TRunStep } = {};
   const finished = await db.$transaction(async (tx) => {
     // Fencing first: the bookkeeping update only matches while we still hold the lease (and locks the
-    // tracker row for the rest of the transaction). Lost it → roll back, nothing written.
-    const { trackerId, leaseToken } = input.fence;
-    const { count } = await tx.tracker.updateMany({
-      where: { id: trackerId, leaseToken },
-      data: {
-        consecutiveFailures: 0,
-        lastError: null,
-        lastRunAt: input.now,
-        nextRunAt: nextRunAfterSuccess(input.now, input.scheduleMinutes),
-        leaseToken: null,
-        leaseExpiresAt: null,
-      },
+    // tracker row for the rest of the transaction). Lost it → roll back, nothing written. The same
+    // statement writes the next run (schedule + jitter), once.
+    const held = await recordRefreshSuccess(tx, {
+      trackerId: input.fence.trackerId,
+      leaseToken: input.fence.leaseToken,
+      scheduleMinutes: input.scheduleMinutes,
+      now: input.now,
     });
-    if (count !== 1) {
+    if (!held) {
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
     }
     await input.write(tx);
@@ -532,19 +526,15 @@ async function failRun(db: TDb, input: TFailInput): Promise<TRefreshResult> {
   const { code, message, retryable } = describeFailure(input.error);
   if (code === "INTERNAL") input.log.error("refresh failed unexpectedly", { error: input.error });
   else input.log.warn("refresh failed", { code, message });
-  const failures = input.failures + 1;
   const failed = await db.$transaction(async (tx) => {
-    // Only the lease holder updates the tracker's failure bookkeeping and releases the lease.
-    await tx.tracker.updateMany({
-      where: { id: input.fence.trackerId, leaseToken: input.fence.leaseToken },
-      data: {
-        consecutiveFailures: { increment: 1 },
-        lastError: message,
-        lastRunAt: input.now,
-        nextRunAt: nextRunAfterFailure(input.now, failures, input.scheduleMinutes),
-        leaseToken: null,
-        leaseExpiresAt: null,
-      },
+    // Only the lease holder updates the tracker's failure bookkeeping (backoff + jitter) and releases the lease.
+    await recordRefreshFailure(tx, {
+      trackerId: input.fence.trackerId,
+      leaseToken: input.fence.leaseToken,
+      scheduleMinutes: input.scheduleMinutes,
+      now: input.now,
+      previousFailures: input.failures,
+      message,
     });
     return tx.refreshRun.update({
       where: { id: input.run.id },

@@ -1,7 +1,7 @@
 import { executeCapability, parseCapabilityInput, type TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
-import { createTracker, DECISION_MAX_CHARS } from "../trackers";
+import { createTracker, DECISION_MAX_CHARS } from "../tracker-store";
 import { linkSetupTracker, saveSetupSample } from "./session";
 
 /** What the session keeps of a sample: the results without raw HTML (big, volatile). */

@@ -1,6 +1,6 @@
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
-import { lockDefinition, saveDraftDefinition } from "../trackers";
+import { lockDefinition, saveDraftDefinition } from "../tracker-store";
 import { getSetupSession, setSetupStatus } from "./session";
 
 /** A direct edit from the draft card: validated and saved as the tracker's draft (never locked here). */

@@ -2,7 +2,7 @@ import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
 import type { Prisma, SetupSession } from "../../generated/prisma/client";
 import { parseDefinition, type TTrackerDefinition } from "../definition";
-import { getTracker, saveDraftDefinition } from "../trackers";
+import { getTracker, saveDraftDefinition } from "../tracker-store";
 import { toDraftView } from "./draft-view";
 import { type TDraftView, type TSetupMessage, textMessage, ZSetupMessageSchema } from "./types";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
 import type { Tracker, TrackerStatus } from "../../generated/prisma/client";
-import { getTracker } from "./get-tracker";
+import { getTracker, updateTrackerStatus } from "../../intelligence/tracker-store";
 
 const ZStatusSchema = z.enum(["draft", "active", "paused", "archived"]);
 
@@ -19,8 +19,8 @@ function refusal(from: TrackerStatus, to: TrackerStatus): string | null {
 
 /**
  * Pauses, resumes or archives the user's tracker. Allowed: active ↔ paused, any → archived (final).
- * A draft becomes active only through lockDefinition. The update is conditional on the status it was
- * read with, so a concurrent change yields CONFLICT instead of an unchecked transition.
+ * A draft becomes active only through lockDefinition. The store's update is conditional on the status
+ * it was read with, so a concurrent change yields CONFLICT instead of an unchecked transition.
  */
 export async function setTrackerStatus(
   db: TDb | TTx,
@@ -33,11 +33,5 @@ export async function setTrackerStatus(
   if (tracker.status === to) return tracker;
   const why = refusal(tracker.status, to);
   if (why) throw new AppError("PRECONDITION_FAILED", why, { details: { from: tracker.status, to } });
-
-  const { count } = await db.tracker.updateMany({
-    where: { id: tracker.id, userId: input.userId, status: tracker.status },
-    data: { status: to },
-  });
-  if (count !== 1) throw new AppError("CONFLICT", "The tracker changed meanwhile; reload it and try again.");
-  return db.tracker.findUniqueOrThrow({ where: { id: tracker.id } });
+  return updateTrackerStatus(db, { userId: input.userId, trackerId: tracker.id, from: tracker.status, to });
 }

@@ -1,6 +1,6 @@
-import type { TDb } from "../db";
-import { isAppError } from "../errors";
-import { setTrackerStatus } from "../intelligence/trackers";
+import type { TDb } from "../../db";
+import { isAppError } from "../../errors";
+import { setTrackerStatus } from "./set-tracker-status";
 
 /** Bulk pause/resume from the trackers list: each tracker on its own, reporting the ones refused. */
 export async function setTrackersStatus(

@@ -1,4 +1,6 @@
-import type { TDb, TTx } from "../db";
+import type { TDb, TTx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+import { dueSql } from "./tracker-status-rules";
 
 export type TClaimOptions = {
   /** At most this many trackers per claim. */
@@ -18,7 +20,7 @@ export const DEFAULT_CLAIM_LEASE_MS = 10 * 60_000;
  * walks the (status, nextRunAt) index and locks rows with FOR UPDATE SKIP LOCKED, so concurrent
  * claimers (cron calls, workers, other instances) never get the same tracker; the UPDATE pushes each
  * claimed tracker's nextRunAt forward by the claim lease, so once committed it is no longer due.
- * refreshTracker then sets the real next run (schedule or failure backoff).
+ * refreshTracker then sets the real next run (computeNextRunAt, in its final transaction).
  */
 export async function claimDueTrackers(db: TDb | TTx, options: TClaimOptions): Promise<string[]> {
   const leaseMs = options.leaseMs ?? DEFAULT_CLAIM_LEASE_MS;
@@ -26,19 +28,18 @@ export async function claimDueTrackers(db: TDb | TTx, options: TClaimOptions): P
   const until = new Date(options.now.getTime() + leaseMs);
   const rows = await db.$queryRaw<{ id: string }[]>`
     UPDATE "Tracker" SET "nextRunAt" = ${until}
-    WHERE "id" IN (
-      SELECT "id" FROM "Tracker"
-      WHERE "status" = 'active' AND "nextRunAt" <= ${options.now}
-      ORDER BY "nextRunAt"
-      LIMIT ${options.limit}
-      FOR UPDATE SKIP LOCKED
-    )
+    WHERE "id" IN (${claimSelect(options.now, options.limit)})
     RETURNING "id"`;
   return rows.map((r) => r.id);
 }
 
-/** The claim's inner query, for EXPLAIN in tests and the benchmark (same shape, literal parameters). */
-export const CLAIM_SELECT_SQL = `SELECT "id" FROM "Tracker" WHERE "status" = 'active' AND "nextRunAt" <= $1 ORDER BY "nextRunAt" LIMIT $2 FOR UPDATE SKIP LOCKED`;
+/** The claim's inner query: due trackers (the one "due" rule), oldest due first, locked and skipped if taken. */
+function claimSelect(now: Date, limit: number): Prisma.Sql {
+  return Prisma.sql`SELECT "id" FROM "Tracker" WHERE ${dueSql(now)} ORDER BY "nextRunAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+}
+
+/** The claim's inner query as text with $1 (now) and $2 (limit), for EXPLAIN in tests and the benchmark. */
+export const CLAIM_SELECT_SQL = claimSelect(new Date(0), 1).text;
 
 /** Gives claimed-but-not-started trackers back (due now) when a budget runs out before their turn. */
 export async function releaseClaims(db: TDb | TTx, ids: string[], now: Date): Promise<void> {

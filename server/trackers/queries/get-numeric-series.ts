@@ -1,6 +1,6 @@
-import type { TDb, TTx } from "../db";
-import { getTracker } from "../intelligence/trackers";
-import { queryTimeline, type TTimelineEntry } from "../timeline";
+import type { TDb, TTx } from "../../db";
+import { getTracker } from "../../intelligence/tracker-store";
+import { queryTimeline, type TTimelineEntry } from "../../timeline";
 
 export type TSeriesPoint = { at: Date; value: number; materiality: TTimelineEntry["materiality"]; changeId: string };
 export type TNumericSeries = { field: string; points: TSeriesPoint[] };

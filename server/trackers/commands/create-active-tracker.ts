@@ -1,8 +1,8 @@
-import type { TDb } from "../db";
-import { AppError } from "../errors";
-import type { Tracker } from "../generated/prisma/client";
-import { parseDefinition } from "../intelligence/definition";
-import { createTracker, lockDefinition, saveDraftDefinition } from "../intelligence/trackers";
+import type { TDb } from "../../db";
+import { AppError } from "../../errors";
+import type { Tracker } from "../../generated/prisma/client";
+import { parseDefinition } from "../../intelligence/definition";
+import { createTracker, deleteTracker, lockDefinition, saveDraftDefinition } from "../../intelligence/tracker-store";
 
 export type TCreateActiveTrackerInput = {
   userId: string;
@@ -35,7 +35,7 @@ export async function createActiveTracker(db: TDb, input: TCreateActiveTrackerIn
     await saveDraftDefinition(db, { userId: input.userId, trackerId: tracker.id, definition: parsed.definition });
     return (await lockDefinition(db, { userId: input.userId, trackerId: tracker.id })).tracker;
   } catch (error) {
-    await db.tracker.delete({ where: { id: tracker.id } }).catch(() => {});
+    await deleteTracker(db, tracker.id).catch(() => {});
     throw error;
   }
 }

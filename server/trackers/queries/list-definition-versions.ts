@@ -1,7 +1,7 @@
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
-import { parseDefinition, type TTrackerDefinition } from "../definition";
-import { getTracker } from "./get-tracker";
+import { parseDefinition, type TTrackerDefinition } from "../../intelligence/definition";
+import { getTracker } from "../../intelligence/tracker-store";
 
 export type TDefinitionVersion = {
   id: string;

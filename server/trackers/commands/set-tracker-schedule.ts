@@ -1,11 +1,9 @@
 import { z } from "zod";
-import type { TDb, TTx } from "../db";
-import { AppError } from "../errors";
-import type { Tracker } from "../generated/prisma/client";
-import { getTracker } from "../intelligence/trackers";
+import type { TDb, TTx } from "../../db";
+import { AppError } from "../../errors";
+import type { Tracker } from "../../generated/prisma/client";
+import { computeNextRunAt, getTracker, updateTrackerSchedule } from "../../intelligence/tracker-store";
 import { SCHEDULE_OPTIONS } from "./schedule-options";
-
-export { SCHEDULE_OPTIONS };
 
 export const ZScheduleMinutesSchema = z
   .number()
@@ -27,9 +25,14 @@ export async function setTrackerSchedule(
   if (!parsed.success) throw new AppError("BAD_REQUEST", parsed.error.issues[0]?.message ?? "Invalid schedule.");
   const tracker = await getTracker(db, input);
   if (tracker.status === "archived") throw new AppError("PRECONDITION_FAILED", "This tracker is archived.");
-  const base = tracker.lastRunAt ?? now;
-  const candidate = new Date(base.getTime() + parsed.data * 60_000);
+  // What the last run would have set under the new schedule (same rule as the refresh: schedule or backoff, + jitter).
+  const candidate = computeNextRunAt({
+    trackerId: tracker.id,
+    scheduleMinutes: parsed.data,
+    after: tracker.lastRunAt ?? now,
+    consecutiveFailures: tracker.consecutiveFailures,
+  });
   const nextRunAt =
     tracker.nextRunAt && tracker.nextRunAt.getTime() < candidate.getTime() ? tracker.nextRunAt : candidate;
-  return db.tracker.update({ where: { id: tracker.id }, data: { scheduleMinutes: parsed.data, nextRunAt } });
+  return updateTrackerSchedule(db, { trackerId: tracker.id, scheduleMinutes: parsed.data, nextRunAt });
 }

@@ -1,0 +1,42 @@
+import { Prisma, type Tracker } from "../../generated/prisma/client";
+
+/**
+ * The ONE definition of the derived tracker statuses "failing" and "due", each as a Prisma `where`
+ * fragment (for queries) and a predicate on a row (for rows already loaded), so the trackers list, the
+ * tracker page, the feed and the scheduler cannot drift apart. It lives in the store, below the
+ * refresh loop and the claim; server/trackers re-exports it for the layers above.
+ */
+
+/** After this many consecutive failed refreshes an active tracker shows as failing. */
+export const FAILING_AFTER = 3;
+
+type TStatusFields = Pick<Tracker, "status" | "consecutiveFailures" | "nextRunAt">;
+
+/**
+ * "failing": an ACTIVE tracker whose last FAILING_AFTER refreshes or more all failed (DESIGN §3 failure
+ * path). A paused, archived or draft tracker is never failing: nothing refreshes it, so neither the list
+ * nor the feed raises an alarm the person cannot act on by waiting. Its failure count is kept, so a
+ * resumed tracker that is still broken shows as failing again at once.
+ */
+export const FAILING_WHERE = {
+  status: "active",
+  consecutiveFailures: { gte: FAILING_AFTER },
+} as const satisfies Prisma.TrackerWhereInput;
+
+export function isFailing(tracker: Pick<TStatusFields, "status" | "consecutiveFailures">): boolean {
+  return tracker.status === "active" && tracker.consecutiveFailures >= FAILING_AFTER;
+}
+
+/** "due": an active tracker whose next run time has come (a tracker without one is never due). */
+export function dueWhere(now: Date): Prisma.TrackerWhereInput {
+  return { status: "active", nextRunAt: { lte: now } };
+}
+
+export function isDue(tracker: Pick<TStatusFields, "status" | "nextRunAt">, now: Date): boolean {
+  return tracker.status === "active" && tracker.nextRunAt !== null && tracker.nextRunAt.getTime() <= now.getTime();
+}
+
+/** dueWhere as raw SQL for the claim's `FOR UPDATE SKIP LOCKED` select (Prisma cannot express that). */
+export function dueSql(now: Date): Prisma.Sql {
+  return Prisma.sql`"status" = 'active' AND "nextRunAt" <= ${now}`;
+}

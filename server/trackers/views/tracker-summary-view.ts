@@ -1,0 +1,34 @@
+import type { TTrackerSummary } from "@/contracts/trackers";
+import type { Tracker } from "../../generated/prisma/client";
+import { isFailing } from "../../intelligence/tracker-store";
+
+/** A tracker as the list, the tracker page header and the public API show it (contracts/trackers.ts). */
+export type { TTrackerSummary } from "@/contracts/trackers";
+
+export function describeTarget(capabilityInput: unknown): string {
+  if (capabilityInput && typeof capabilityInput === "object") {
+    const input = capabilityInput as Record<string, unknown>;
+    if (typeof input.url === "string") return input.url;
+    if (typeof input.placeId === "string") return `place ${input.placeId}`;
+  }
+  return JSON.stringify(capabilityInput);
+}
+
+export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null): TTrackerSummary {
+  return {
+    id: tracker.id,
+    decision: tracker.decision,
+    capability: tracker.capability,
+    target: describeTarget(tracker.capabilityInput),
+    status: tracker.status,
+    failing: isFailing(tracker),
+    lastError: tracker.lastError,
+    consecutiveFailures: tracker.consecutiveFailures,
+    scheduleMinutes: tracker.scheduleMinutes,
+    lockedVersion: tracker.lockedVersion,
+    lastRunAt: tracker.lastRunAt,
+    nextRunAt: tracker.status === "active" ? tracker.nextRunAt : null,
+    lastMaterialAt,
+    createdAt: tracker.createdAt,
+  };
+}
