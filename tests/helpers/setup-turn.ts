@@ -3,13 +3,19 @@ import { readUIMessageStream } from "ai";
 import type { TLanguageModel } from "@/server/ai";
 import type { TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
-import { startSetupTurn, type TSetupDataTypes, type TSetupUIMessage } from "@/server/intelligence/setup";
+import {
+  startSetupTurn,
+  type TSetupDataTypes,
+  type TSetupUIMessage,
+  validateSetupMessage,
+} from "@/server/intelligence/setup";
 
 export type TBubble = { kind: string; text: string };
 
 /**
  * Runs one setup turn the way the page does — reads the reply's UI message stream with the AI SDK's
- * readUIMessageStream — and waits until the reply is stored. `snapshots` are the reply as it grew.
+ * readUIMessageStream, and checks every state of the reply against the setup message schema, as useChat
+ * does with its data part schemas — and waits until the reply is stored. `snapshots` are the reply as it grew.
  */
 export async function setupTurn(
   db: TDb,
@@ -23,7 +29,12 @@ export async function setupTurn(
     model: input.model,
   });
   const snapshots: TSetupUIMessage[] = [];
-  for await (const snapshot of readUIMessageStream<TSetupUIMessage>({ stream: turn.stream })) snapshots.push(snapshot);
+  for await (const snapshot of readUIMessageStream<TSetupUIMessage>({ stream: turn.stream })) {
+    if (!(await validateSetupMessage(snapshot))) {
+      throw new Error(`the reply streamed an invalid state: ${JSON.stringify(snapshot.parts)}`);
+    }
+    snapshots.push(snapshot);
+  }
   await turn.done;
   const reply = snapshots.at(-1);
   if (!reply) throw new Error("the turn streamed no reply");

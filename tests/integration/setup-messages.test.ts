@@ -119,7 +119,12 @@ describe("setup messages", () => {
         },
       });
       await t.db.setupMessage.create({
-        data: { sessionId: s.id, messageId: `m${i}`, role: "user", message: { id: `m${i}`, role: "user", parts: [{ type: "text", text: `setup ${i}` }] } },
+        data: {
+          sessionId: s.id,
+          messageId: `m${i}`,
+          role: "user",
+          message: { id: `m${i}`, role: "user", parts: [{ type: "text", text: `setup ${i}` }] },
+        },
       });
       made.push(s.id);
     }

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleSetupTurnRequest } from "@/server/api/setup-turn-route";
 import { createSetupSession, getSetupState, type TSetupUIMessage, textMessage } from "@/server/intelligence/setup";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { SETUP_PRICING_HTML } from "../e2e/setup-pages";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { bubbles, dataPart } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
-import { SETUP_PRICING_HTML } from "../e2e/setup-pages";
 
 /**
  * POST /api/setup/[sessionId] as the page calls it: the AI SDK's own DefaultChatTransport (what useChat
@@ -85,7 +85,9 @@ describe("setup turn route", () => {
     const draft = dataPart(reply, "draft");
     expect(draft).toMatchObject({ status: "saved", version: 1 });
     expect(draft?.status === "saved" && draft.view.fields.map((f) => f.name)).toContain("acme_pro_price");
-    expect(bubbles(reply)).toEqual([{ kind: "text", text: expect.stringMatching(/^I read .* and drafted \d+ fields/) }]);
+    expect(bubbles(reply)).toEqual([
+      { kind: "text", text: expect.stringMatching(/^I read .* and drafted \d+ fields/) },
+    ]);
     // Transient progress is not part of the message.
     expect(reply.parts.some((p) => p.type === "data-status")).toBe(false);
 

@@ -31,7 +31,9 @@ export function toDraftView(definition: unknown): TDraftView {
     const rule = materiality[field.name];
     const known = isRecord(rule) && typeof rule.kind === "string" ? (rule as TMaterialityRule) : undefined;
     try {
-      return describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+      // A rule still streaming in may have a half-written kind that describes as nothing yet.
+      const text: unknown = describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+      return typeof text === "string" ? text : `${field.name}: …`;
     } catch {
       return `${field.name}: the agent decides`;
     }

@@ -1,7 +1,6 @@
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { bindAndSample } from "./bind-and-sample";
-import { toDraftView } from "./draft-view";
 import { draftFromSample } from "./fallback";
 import { findTarget } from "./find-target";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
@@ -48,7 +47,7 @@ export async function runRulesTurn(
     reply.sample(target.label, bound.sample.results.document ?? bound.sample.results);
     const definition = draftFromSample(target.capability, bound.sample.results);
     const saved = await saveSetupDraft(db, { userId, sessionId, definition });
-    reply.draftSaved({ view: toDraftView(definition), version: saved.version, definition });
+    reply.draftSaved(saved);
     const n = definition.fields.length;
     return reply.say(
       `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure. AI is off, so I cannot revise the draft from chat: edit or remove fields on the card, then press Lock (or write “looks good”).`,

@@ -60,7 +60,7 @@ export async function runDrafterAgent(
     }
     if (!bound) return { ok: false, errors: ["bind a target and fetch the sample first"] };
     const saved = await saveSetupDraft(db, { userId, sessionId, definition: parsed.definition });
-    reply.draftSaved({ view: toDraftView(parsed.definition), version: saved.version, definition: parsed.definition });
+    reply.draftSaved(saved);
     return { ok: true, saved: `draft v${saved.version}`, fields: parsed.definition.fields.map((f) => f.name) };
   };
 

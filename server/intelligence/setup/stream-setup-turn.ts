@@ -6,7 +6,7 @@ import { AppError, describeError, toPublicError } from "../../errors";
 import type { TLogger } from "../../logger";
 import { runSetupTurn } from "./run-setup-turn";
 import { getSetupSession } from "./session";
-import { appendSetupMessages } from "./setup-messages";
+import { appendSetupMessages, validateSetupMessage } from "./setup-messages";
 import { createSetupReply } from "./setup-reply";
 import { MAX_SETUP_MESSAGE_CHARS, type TSetupUIMessage, textMessage } from "./setup-ui-message";
 
@@ -61,7 +61,15 @@ export async function startSetupTurn(
   const source = createUIMessageStream<TSetupUIMessage>({
     execute: async ({ writer }) => {
       writer.write({ type: "start" });
-      await runSetupTurn(db, { userId, sessionId, text, config: input.config, model, log, reply: createSetupReply(writer) });
+      await runSetupTurn(db, {
+        userId,
+        sessionId,
+        text,
+        config: input.config,
+        model,
+        log,
+        reply: createSetupReply(writer),
+      });
       writer.write({ type: "finish" });
     },
     onError: (error) => {
@@ -81,9 +89,12 @@ async function storeReply(
   try {
     let reply: TSetupUIMessage | undefined;
     for await (const snapshot of readUIMessageStream<TSetupUIMessage>({ stream: input.stream })) reply = snapshot;
-    if (reply && reply.parts.length > 0) {
-      await appendSetupMessages(db, { sessionId: input.sessionId, messages: [reply] });
+    if (!reply || reply.parts.length === 0) return;
+    // Stored either way (nothing lost); one that does not validate would be skipped on load, so say so now.
+    if (!(await validateSetupMessage(reply))) {
+      input.log?.error("setup reply does not validate as a setup message", { sessionId: input.sessionId });
     }
+    await appendSetupMessages(db, { sessionId: input.sessionId, messages: [reply] });
   } catch (error) {
     input.log?.error("setup reply could not be stored", { sessionId: input.sessionId, error: describeError(error) });
   }
