@@ -1,186 +1,172 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useChat } from "@ai-sdk/react";
+import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
+import type { TSetupState } from "@/server/intelligence/setup/session";
+import {
+  MAX_SETUP_MESSAGE_CHARS,
+  messageText,
+  setupDataSchemas,
+  ZSetupMetadataSchema,
+} from "@/server/intelligence/setup/setup-ui-message";
+import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
-import { readEvents, type TChatMessage, type TDraftView } from "./types";
+import { createSetupTransport } from "./setup-transport";
+import {
+  cardDraft,
+  hasLocked,
+  latestSample,
+  readableError,
+  streamingDraft,
+  type TSavedDraft,
+  type TSetupSnapshot,
+  toBubbles,
+  toSetupSnapshot,
+} from "./setup-view";
+import type { TSetupUIMessage } from "./types";
+import { usePendingReply } from "./use-pending-reply";
 
 type TProps = {
-  /** An existing conversation to resume (from ?session=… or the edit page). */
-  initialSessionId: string | null;
+  /** The stored conversation to resume (from ?session=… or the edit page), or null for a new one. */
+  initial: TSetupSnapshot | null;
   aiOn: boolean;
+  /** Shown above the chat, e.g. why a linked conversation is gone. */
+  notice?: string | null;
 };
 
-type TDefinition = { fields: { name: string; description: string }[]; materiality: Record<string, unknown> };
-
-/** The chat-first tracker setup: conversation on the left, live draft card on the right. */
-export function SetupChat({ initialSessionId, aiOn }: TProps) {
+/**
+ * The chat-first tracker setup: conversation on the left, live draft card on the right. useChat owns
+ * the conversation (AI SDK UI messages, streamed by /api/setup/[sessionId]); the card shows the draft
+ * part of the reply while it streams, else the saved draft (also changed by direct edits). Nothing is
+ * replaced by a reload of server state mid-conversation, so nothing on screen blinks between turns.
+ */
+export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProps) {
   const trpc = useTRPC();
   const router = useRouter();
-  const [sessionId, setSessionId] = useState(initialSessionId);
-  const [messages, setMessages] = useState<TChatMessage[]>([]);
-  const [streamingText, setStreamingText] = useState<{ id: string; text: string } | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [sample, setSample] = useState<{ target: string; document: unknown } | null>(null);
-  const [draft, setDraft] = useState<TDraftView | null>(null);
-  const [draftDefinition, setDraftDefinition] = useState<TDefinition | null>(null);
-  const [draftVersion, setDraftVersion] = useState<number | null>(null);
-  const [draftStreaming, setDraftStreaming] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [input, setInput] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [locked, setLocked] = useState(false);
+  const [progress, setProgress] = useState<string | null>(null);
+  const [savedDraft, setSavedDraft] = useState<TSavedDraft | null>(initial?.draft ?? null);
+  const [notice, setNotice] = useState<{ tone: "info" | "error"; text: string } | null>(
+    initialNotice ? { tone: "info", text: initialNotice } : null,
+  );
   const endRef = useRef<HTMLDivElement>(null);
-
-  const stateQuery = useQuery({
-    ...trpc.setup.state.queryOptions({ sessionId: sessionId ?? "" }),
-    enabled: sessionId !== null,
-    refetchOnWindowFocus: false,
-    // Reloaded mid-turn: the turn carries on on the server; poll until its reply is persisted (bounded).
-    refetchInterval: (query) => {
-      const last = query.state.data?.messages.at(-1);
-      return !busy && last?.role === "user" && query.state.dataUpdateCount < 120 ? 1000 : false;
-    },
-  });
   const start = useMutation(trpc.setup.start.mutationOptions());
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
 
-  // Server state → local state whenever it (re)loads; streaming events update local state in between.
-  useEffect(() => {
-    const data = stateQuery.data;
-    if (!data || busy) return;
-    setMessages(data.messages);
-    const s = data.sample as { label?: string; results?: { document?: unknown } } | null;
-    setSample(s ? { target: s.label ?? "the target", document: s.results?.document ?? s.results ?? null } : null);
-    setDraft(data.draft?.view ?? null);
-    setDraftDefinition((data.draft?.definition as TDefinition | undefined) ?? null);
-    setDraftVersion(data.draft?.version ?? null);
-    setLocked(data.status === "locked");
-  }, [stateQuery.data, busy]);
-
-  // Keep the newest message in view as the transcript grows or a reply streams in.
-  const transcriptSize = messages.length + (streamingText?.text.length ?? 0);
-  useEffect(() => {
-    if (transcriptSize > 0) endRef.current?.scrollIntoView?.({ block: "end" });
-  }, [transcriptSize]);
-
-  const send = useCallback(
-    async (text: string) => {
-      setError(null);
-      setBusy(true);
-      try {
-        let id = sessionId;
-        if (!id) {
-          id = (await start.mutateAsync()).sessionId;
-          setSessionId(id);
-          // Keep the conversation addressable: a reload resumes it.
-          window.history.replaceState(null, "", `/trackers/new?session=${encodeURIComponent(id)}`);
-        }
-        const res = await fetch(`/api/setup/${encodeURIComponent(id)}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ text }),
-        });
-        if (!res.ok) {
-          const body = (await res.json().catch(() => null)) as { message?: string } | null;
-          throw new Error(body?.message ?? `The server answered ${res.status}.`);
-        }
-        let lockedTracker: string | null = null;
-        // A streamed draft that never got saved (e.g. it failed validation) must not stay on the card.
-        let savedDraft: TDraftView | null = draft;
-        let partialPending = false;
-        await readEvents(res, (event) => {
-          switch (event.type) {
-            case "message":
-              setMessages((prev) => [...prev.filter((m) => m.id !== event.message.id), event.message]);
-              setStreamingText((cur) => (cur?.id === event.message.id ? null : cur));
-              break;
-            case "assistant-delta":
-              setStreamingText({ id: event.id, text: event.text });
-              break;
-            case "status":
-              setStatus(event.text);
-              break;
-            case "sample":
-              setSample({ target: event.target, document: event.sample });
-              setStatus(null);
-              break;
-            case "draft-partial":
-              partialPending = true;
-              setDraft(event.draft);
-              setDraftStreaming(true);
-              break;
-            case "draft":
-              partialPending = false;
-              savedDraft = event.draft;
-              setDraft(event.draft);
-              setDraftVersion(event.version);
-              setDraftStreaming(false);
-              break;
-            case "locked":
-              lockedTracker = event.trackerId;
-              setLocked(true);
-              break;
-            case "done":
-              if (partialPending) setDraft(savedDraft);
-              setStatus(null);
-              setDraftStreaming(false);
-              break;
+  // The conversation is created on the first send (once, even if sends race) and kept addressable.
+  const session = useRef<{ id: string | null; starting?: Promise<string> }>({ id: initial?.sessionId ?? null });
+  const startSession = start.mutateAsync;
+  const transport = useMemo(
+    () =>
+      createSetupTransport(async () => {
+        if (session.current.id) return session.current.id;
+        session.current.starting ??= startSession().then((started) => {
+          session.current.id = started.sessionId;
+          window.history.replaceState(null, "", `/trackers/new?session=${encodeURIComponent(started.sessionId)}`);
+          if (started.closedSessions > 0) {
+            setNotice({
+              tone: "info",
+              text: `You had more unfinished setups than are kept, so the ${started.closedSessions === 1 ? "oldest one was" : `${started.closedSessions} oldest were`} closed.`,
+            });
           }
+          return started.sessionId;
         });
-        setStreamingText(null);
-        if (lockedTracker) {
-          router.push(`/trackers/${lockedTracker}`);
-          return;
+        try {
+          return await session.current.starting;
+        } finally {
+          session.current.starting = undefined;
         }
-      } catch (e) {
-        setError(e instanceof Error ? e.message : String(e));
-      } finally {
-        setBusy(false);
-        setStatus(null);
-        setDraftStreaming(false);
-        if (sessionId) void stateQuery.refetch();
-      }
-    },
-    [sessionId, start, router, stateQuery, draft],
+      }),
+    [startSession],
   );
 
-  // After the first turn of a new session, load the persisted state (the draft's full definition).
+  const { messages, sendMessage, setMessages, status, error } = useChat<TSetupUIMessage>({
+    id: initial?.sessionId,
+    messages: initial?.messages ?? [],
+    transport,
+    dataPartSchemas: setupDataSchemas,
+    messageMetadataSchema: ZSetupMetadataSchema,
+    onData: (part) => {
+      if (part.type === "data-status") setProgress(part.data.text);
+      else if (part.type === "data-sample") setProgress(null);
+      else if (part.type === "data-draft" && part.data.status === "saved") {
+        const { view, version, definition } = part.data;
+        setSavedDraft({ view, version, definition });
+      } else if (part.type === "data-locked") router.push(`/trackers/${encodeURIComponent(part.data.trackerId)}`);
+    },
+    onFinish: () => setProgress(null),
+    // A refused turn (busy, too long…) stored nothing: take the message back into the box, so it is not lost.
+    onError: () => {
+      setProgress(null);
+      let refused = "";
+      setMessages((current) => {
+        const last = current.at(-1);
+        if (last?.role !== "user") return current;
+        refused = messageText(last);
+        return current.slice(0, -1);
+      });
+      if (refused) setInput((now) => now || refused);
+    },
+  });
+  const busy = status === "submitted" || status === "streaming";
+
+  // Reloaded mid-turn: pick up the reply once the server has stored it.
+  const initialCount = initial?.messages.length ?? 0;
+  usePendingReply({
+    sessionId: session.current.id,
+    waiting: status === "ready" && messages.length === initialCount && messages.at(-1)?.role === "user",
+    onState: useCallback(
+      (state: TSetupState) => {
+        if (state.messages.length <= initialCount) return;
+        const next = toSetupSnapshot(state);
+        setMessages(next.messages);
+        setSavedDraft(next.draft);
+      },
+      [initialCount, setMessages],
+    ),
+  });
+
+  const bubbles = toBubbles(messages);
+  const lastLength = bubbles.at(-1)?.text.length ?? 0;
   useEffect(() => {
-    if (sessionId && !busy) void stateQuery.refetch();
-  }, [sessionId, busy, stateQuery.refetch]);
+    if (bubbles.length + lastLength > 0) endRef.current?.scrollIntoView?.({ block: "end" });
+  }, [bubbles.length, lastLength]);
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const text = input.trim();
     if (!text || busy) return;
     setInput("");
-    void send(text);
+    setNotice(null);
+    void sendMessage({ text });
   };
 
   // Direct edits on the card: validated by the server; a rejection is shown inline on the card.
   const saveDefinition = async (definition: unknown) => {
-    if (!sessionId) throw new Error("There is no conversation to save this draft to yet.");
-    await saveDraft.mutateAsync({ sessionId, definition });
-    await stateQuery.refetch();
+    if (!session.current.id) throw new Error("There is no conversation to save this draft to yet.");
+    setSavedDraft(await saveDraft.mutateAsync({ sessionId: session.current.id, definition }));
   };
 
   const onLock = async () => {
-    if (!sessionId) return;
-    setError(null);
+    if (!session.current.id) return;
+    setNotice(null);
     try {
-      const result = await lock.mutateAsync({ sessionId });
-      router.push(`/trackers/${result.trackerId}`);
+      const result = await lock.mutateAsync({ sessionId: session.current.id });
+      router.push(`/trackers/${encodeURIComponent(result.trackerId)}`);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setNotice({ tone: "error", text: e instanceof Error ? e.message : String(e) });
     }
   };
 
-  const canEdit = !!draftDefinition && !busy && !locked;
+  const card = cardDraft(busy ? streamingDraft(messages.at(-1)) : null, savedDraft);
+  const locked = (initial?.locked ?? false) || hasLocked(messages.slice(initialCount));
+  const sample = latestSample(messages) ?? initial?.sample ?? null;
+  const replyStarted = busy && messages.at(-1)?.role === "assistant" && bubbles.at(-1)?.role === "assistant";
 
   return (
     <div className="grid gap-6 lg:grid-cols-5">
@@ -194,27 +180,29 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
             review them on the card and press Lock.
           </p>
         ) : null}
+        {notice ? (
+          <p
+            role={notice.tone === "error" ? "alert" : "status"}
+            data-testid="setup-notice"
+            className={`text-sm ${notice.tone === "error" ? "text-red-700 dark:text-red-400" : "text-stone-600 dark:text-stone-400"}`}
+          >
+            {notice.text}
+          </p>
+        ) : null}
         <ol className="flex flex-col gap-2" data-testid="chat-messages" aria-live="polite">
-          {messages.length === 0 && !busy ? (
+          {bubbles.length === 0 && !busy ? (
             <li className="text-sm text-stone-600 dark:text-stone-400">
               Say what you want to keep an eye on and why, with the page address — e.g. “Tell me if Acme's pricing page
               undercuts our $49 plan — https://acme.example/pricing”.
             </li>
           ) : null}
-          {messages.map((m) => (
-            <ChatBubble key={m.id} message={m} />
-          ))}
-          {streamingText ? (
-            <ChatBubble
-              message={{ id: streamingText.id, role: "assistant", parts: [{ type: "text", text: streamingText.text }] }}
-            />
-          ) : null}
-          {status ? (
+          <ChatBubbles bubbles={bubbles} />
+          {busy && progress ? (
             <li className="text-sm text-stone-500" role="status" data-testid="chat-status">
-              {status}
+              {progress}
             </li>
           ) : null}
-          {busy && !status && !streamingText ? (
+          {busy && !progress && !replyStarted ? (
             <li className="text-sm text-stone-500" role="status">
               Thinking…
             </li>
@@ -234,7 +222,7 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
         ) : null}
         {error ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-400" data-testid="setup-error">
-            {error}
+            {readableError(error)}
           </p>
         ) : null}
         {locked ? (
@@ -248,6 +236,7 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
               id="setup-input"
               data-testid="setup-input"
               rows={2}
+              maxLength={MAX_SETUP_MESSAGE_CHARS}
               value={input}
               onChange={(e) => setInput(e.target.value)}
               onKeyDown={(e) => {
@@ -264,14 +253,14 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
       </section>
       <div className="flex flex-col gap-3 lg:col-span-2">
         <DraftCard
-          draft={draft}
-          streaming={draftStreaming}
-          version={draftVersion}
-          editable={canEdit}
-          definition={draftDefinition}
+          draft={card.view}
+          streaming={card.streaming}
+          version={savedDraft?.version ?? null}
+          editable={!!savedDraft && !busy && !locked}
+          definition={savedDraft?.definition}
           onSaveDefinition={saveDefinition}
         />
-        {draftDefinition && !locked ? (
+        {savedDraft && !locked ? (
           <button
             type="button"
             onClick={() => void onLock()}
@@ -279,31 +268,10 @@ export function SetupChat({ initialSessionId, aiOn }: TProps) {
             className={buttonSecondary}
             data-testid="lock-button"
           >
-            Lock v{draftVersion ?? 1} and start tracking
+            Lock v{savedDraft.version} and start tracking
           </button>
         ) : null}
       </div>
     </div>
-  );
-}
-
-function ChatBubble({ message }: { message: TChatMessage }) {
-  const text = message.parts.map((p) => p.text).join("");
-  const kind = message.metadata?.kind ?? "text";
-  const tone =
-    message.role === "user"
-      ? "self-end bg-stone-900 text-white dark:bg-stone-100 dark:text-stone-900"
-      : kind === "error"
-        ? "border border-red-300 bg-red-50 text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
-        : "border border-stone-200 bg-white dark:border-stone-800 dark:bg-stone-900";
-  return (
-    <li
-      data-testid="chat-message"
-      data-role={message.role}
-      data-kind={kind}
-      className={`max-w-[90%] whitespace-pre-wrap rounded-lg px-3 py-2 text-sm ${tone}`}
-    >
-      {text}
-    </li>
   );
 }

@@ -9,10 +9,11 @@ import {
   replaceField,
 } from "@/components/tracker-setup/card-edits";
 import { AppError } from "@/server/errors";
-import { createSetupSession, getSetupState, handleSetupMessage, saveSetupDraft } from "@/server/intelligence/setup";
+import { createSetupSession, getSetupState, saveSetupDraft } from "@/server/intelligence/setup";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { setupTurn } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /** Draft-card edits through the real save path: valid edits are stored, invalid ones refused with nothing saved. */
@@ -39,12 +40,11 @@ afterAll(async () => {
 
 async function draftedSession() {
   const session = await createSetupSession(t.db, { userId });
-  await handleSetupMessage(t.db, {
+  await setupTurn(t.db, {
     userId,
     sessionId: session.id,
     text: `Watch ${site.urlFor("/pricing")}`,
     config: localCapabilityConfig([site.url]),
-    emit: () => {},
     model: null,
   });
   const state = await getSetupState(t.db, { userId, sessionId: session.id });

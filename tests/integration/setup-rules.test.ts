@@ -3,18 +3,17 @@ import { refreshTracker } from "@/server/intelligence/refresh";
 import {
   createSetupSession,
   getSetupState,
-  handleSetupMessage,
   listOpenSetupSessions,
   NO_TARGET_QUESTION,
   openEditSession,
   saveSetupDraft,
-  type TSetupEvent,
 } from "@/server/intelligence/setup";
 import { getLockedDefinition } from "@/server/intelligence/tracker-store";
 import { listDefinitionVersions } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { dataPart, setupTurn } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /** Tracker setup in rules mode (no drafter model): bind from the message, draft from structure, lock, edit → v2. */
@@ -47,27 +46,15 @@ const refreshOptions = () => ({
   capabilityConfig: localCapabilityConfig([site.url]),
 });
 
-async function turn(sessionId: string, text: string, allow: string[] = [site.url]) {
-  const events: TSetupEvent[] = [];
-  await handleSetupMessage(t.db, {
-    userId,
-    sessionId,
-    text,
-    config: localCapabilityConfig(allow),
-    emit: (e) => events.push(e),
-    model: null,
-  });
-  const replies = events.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
-  return { events, replies, last: replies.at(-1) };
-}
+const turn = (sessionId: string, text: string, allow: string[] = [site.url]) =>
+  setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig(allow), model: null });
 
 describe("setup in rules mode", () => {
   it("drafts from the page's JSON-LD offer and detected prices, persists, and locks v1 on 'looks good'", async () => {
     const session = await createSetupSession(t.db, { userId });
     const first = await turn(session.id, `Tell me if Acme undercuts our $49 plan — ${site.urlFor("/pricing")}`);
-    expect(first.events.some((e) => e.type === "sample")).toBe(true);
-    const draftEvent = first.events.find((e) => e.type === "draft");
-    expect(draftEvent).toBeDefined();
+    expect(dataPart(first.reply, "sample")?.target).toBe(site.urlFor("/pricing"));
+    expect(dataPart(first.reply, "draft")).toMatchObject({ status: "saved", version: 1 });
 
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
     expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -82,12 +69,11 @@ describe("setup in rules mode", () => {
     expect(state.draft?.view.rules).toContain("acme_pro_price: material on a 1% move or more");
 
     const chat = await turn(session.id, "add a field for the annual price");
-    expect(chat.last?.metadata?.kind).toBe("info");
-    expect(chat.last?.parts[0]?.text).toMatch(/AI is off/);
+    expect(chat.last?.kind).toBe("info");
+    expect(chat.last?.text).toMatch(/AI is off/);
 
     const locked = await turn(session.id, "looks good");
-    const lockedEvent = locked.events.find((e) => e.type === "locked");
-    expect(lockedEvent).toMatchObject({ version: 1 });
+    expect(dataPart(locked.reply, "locked")).toMatchObject({ version: 1 });
     const trackerId = state.tracker?.id ?? "";
     const v1 = await getLockedDefinition(t.db, trackerId);
     expect(v1?.version).toBe(1);
@@ -140,28 +126,27 @@ describe("setup in rules mode", () => {
   it("asks back when the message has no usable target, and reports unreachable, private and non-HTML pages in the chat", async () => {
     const session = await createSetupSession(t.db, { userId });
     const none = await turn(session.id, "Tell me if Acme undercuts us");
-    expect(none.last).toMatchObject({ metadata: { kind: "question" } });
-    expect(none.last?.parts[0]?.text).toBe(NO_TARGET_QUESTION);
+    expect(none.last).toEqual({ kind: "question", text: NO_TARGET_QUESTION });
 
     const missing = await turn(session.id, `Here: ${site.urlFor("/nope")}`);
-    expect(missing.last?.metadata?.kind).toBe("error");
-    expect(missing.last?.parts[0]?.text).toMatch(/could not read .*\/nope/);
+    expect(missing.last?.kind).toBe("error");
+    expect(missing.last?.text).toMatch(/could not read .*\/nope/);
 
     const privateUrl = await turn(session.id, "Here: http://10.0.0.7/pricing");
-    expect(privateUrl.last?.metadata?.kind).toBe("error");
-    expect(privateUrl.last?.parts[0]?.text).toMatch(/could not read http:\/\/10\.0\.0\.7\/pricing/);
+    expect(privateUrl.last?.kind).toBe("error");
+    expect(privateUrl.last?.text).toMatch(/could not read http:\/\/10\.0\.0\.7\/pricing/);
 
     // Unreachable: an allowed host where nothing listens (port 9, discard) → connection refused.
     const unreachable = await turn(session.id, "Here: http://127.0.0.1:9/pricing", [site.url, "http://127.0.0.1:9"]);
-    expect(unreachable.last?.metadata?.kind).toBe("error");
-    expect(unreachable.last?.parts[0]?.text).toMatch(/could not read http:\/\/127\.0\.0\.1:9\/pricing: /);
+    expect(unreachable.last?.kind).toBe("error");
+    expect(unreachable.last?.text).toMatch(/could not read http:\/\/127\.0\.0\.1:9\/pricing: /);
 
     const png = await turn(session.id, `Here: ${site.urlFor("/logo.png")}`);
-    expect(png.last?.parts[0]?.text).toMatch(/not a web page \(image\/png\)/);
+    expect(png.last?.text).toMatch(/not a web page \(image\/png\)/);
 
     // Still usable: a good address now binds and drafts.
     const ok = await turn(session.id, site.urlFor("/pricing"));
-    expect(ok.events.some((e) => e.type === "draft")).toBe(true);
+    expect(dataPart(ok.reply, "draft")?.status).toBe("saved");
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
     expect(state.messages).toHaveLength(12);
     expect(state.tracker?.decision).toBe("Tell me if Acme undercuts us");
@@ -188,7 +173,7 @@ describe("setup in rules mode", () => {
       definition: { ...def, fields: def.fields.filter((f) => f.name !== "seats"), materiality: withoutSeats },
     });
     const lock = await turn(edit.id, "looks good");
-    expect(lock.events.find((e) => e.type === "locked")).toMatchObject({ version: 2 });
+    expect(dataPart(lock.reply, "locked")).toMatchObject({ version: 2 });
 
     const versions = await listDefinitionVersions(t.db, { userId, trackerId });
     expect(versions.map((v) => [v.version, v.inForce])).toEqual([

@@ -93,6 +93,11 @@ describe("toDraftView", () => {
       rules: [expect.stringContaining("pro_price")],
     });
     expect(toDraftView(undefined)).toEqual({ fields: [], identity: null, rules: [] });
+    // A rule kind cut off mid-word still gives a line of text (the card's view is validated as strings).
+    expect(
+      toDraftView({ fields: [{ name: "pro_price", type: "money" }], materiality: { pro_price: { kind: "numer" } } })
+        .rules,
+    ).toEqual(["pro_price: …"]);
   });
   it("states the rules in plain language", () => {
     const view = toDraftView({

@@ -1,6 +1,8 @@
+import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SetupChat } from "@/components/tracker-setup/setup-chat";
+import { type TSetupSnapshot, toSetupSnapshot } from "@/components/tracker-setup/setup-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { getQueryClient, getServerCaller, trpc } from "@/server/api/rsc";
 
@@ -8,8 +10,22 @@ export const metadata: Metadata = { title: "New tracker" };
 
 export default async function NewTrackerPage({ searchParams }: { searchParams: Promise<{ session?: string }> }) {
   const { session } = await searchParams;
+  const sessionId = typeof session === "string" && session ? session : null;
   const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
-  const resumable = session ? [] : await (await getServerCaller()).setup.openSessions();
+  const caller = await getServerCaller();
+  // The conversation is loaded here, so a reload shows it at once (and resumes a turn still running).
+  let initial: TSetupSnapshot | null = null;
+  let notice: string | null = null;
+  if (sessionId) {
+    try {
+      initial = toSetupSnapshot(await caller.setup.state({ sessionId }));
+    } catch (error) {
+      if (!(error instanceof TRPCError && error.code === "NOT_FOUND")) throw error;
+      notice =
+        "That setup conversation no longer exists (the oldest unfinished setups are closed). Start a new one below.";
+    }
+  }
+  const resumable = initial ? [] : await caller.setup.openSessions();
   return (
     <>
       <PageHeader
@@ -37,11 +53,7 @@ export default async function NewTrackerPage({ searchParams }: { searchParams: P
           </ul>
         </nav>
       ) : null}
-      <SetupChat
-        key={session ?? "new"}
-        initialSessionId={typeof session === "string" && session ? session : null}
-        aiOn={status.ai.mode !== "rules"}
-      />
+      <SetupChat key={sessionId ?? "new"} initial={initial} notice={notice} aiOn={status.ai.mode !== "rules"} />
     </>
   );
 }

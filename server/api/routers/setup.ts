@@ -12,11 +12,11 @@ import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 const ZSessionInput = z.object({ sessionId: z.string().min(1).max(100) });
 
-/** Tracker setup chat. Messages themselves go through the streaming route app/api/setup/[sessionId]. */
+/** Tracker setup chat. Turns themselves stream through app/api/setup/[sessionId] (AI SDK UI message stream). */
 export const setupRouter = createTRPCRouter({
   start: protectedProcedure.mutation(async ({ ctx }) => {
     const session = await createSetupSession(ctx.db, { userId: ctx.user.id });
-    return { sessionId: session.id };
+    return { sessionId: session.id, closedSessions: session.closedSessions };
   }),
   openSessions: protectedProcedure.query(({ ctx }) => listOpenSetupSessions(ctx.db, { userId: ctx.user.id })),
   state: protectedProcedure.input(ZSessionInput).query(async ({ ctx, input }) => ({

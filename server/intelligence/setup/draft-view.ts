@@ -1,5 +1,5 @@
 import { describeRule, type TMaterialityRule } from "../definition";
-import type { TDraftView } from "./types";
+import type { TDraftView } from "./setup-ui-message";
 
 const IDENTITY_TEXT: Record<string, string> = {
   place_id: "The Google Maps place id identifies what is tracked",
@@ -31,7 +31,9 @@ export function toDraftView(definition: unknown): TDraftView {
     const rule = materiality[field.name];
     const known = isRecord(rule) && typeof rule.kind === "string" ? (rule as TMaterialityRule) : undefined;
     try {
-      return describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+      // A rule still streaming in may have a half-written kind that describes as nothing yet.
+      const text: unknown = describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+      return typeof text === "string" ? text : `${field.name}: …`;
     } catch {
       return `${field.name}: the agent decides`;
     }

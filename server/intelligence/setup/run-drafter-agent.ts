@@ -11,16 +11,18 @@ import { buildDrafterInstructions } from "./prompt";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import { definitionToolInputSchema, ZBindCapabilityInputSchema, ZNoInputSchema } from "./schema";
 import type { TSetupState } from "./session";
-import { type TEmit, type TSetupMessage, textMessage } from "./types";
+import type { TSetupReply } from "./setup-reply";
+import { messageText, type TSetupUIMessage } from "./setup-ui-message";
 
 const MAX_STEPS = 6;
 const DEFINITION_TOOLS = new Set(["proposeDefinition", "reviseDefinition"]);
 
 /**
  * One chat turn of the drafter: an AI SDK tool-using agent (streamText + tools, several steps).
- * Draft tool arguments are streamed to the page as they are written (partial JSON → draft-partial
- * events); every definition is validated with parseDefinition before it is saved; an invalid one is
- * sent back for one repair and otherwise reported in the chat. Returns the assistant messages.
+ * Its text reaches the page token by token; draft tool arguments are streamed to the card as they are
+ * written (partial JSON → the draft data part, updated in place); every definition is validated with
+ * parseDefinition before it is saved; an invalid one is sent back for one repair and otherwise reported
+ * in the chat.
  */
 export async function runDrafterAgent(
   db: TDb,
@@ -31,17 +33,10 @@ export async function runDrafterAgent(
     state: TSetupState;
     model: TLanguageModel;
     config: TCapabilityConfig;
-    emit: TEmit;
-    signal?: AbortSignal;
+    reply: TSetupReply;
   },
-): Promise<TSetupMessage[]> {
-  const { userId, sessionId, emit, state } = input;
-  const out: TSetupMessage[] = [];
-  const say = (text: string, kind: "text" | "error" | "info" | "question" = "text") => {
-    const message = textMessage("assistant", text, kind);
-    out.push(message);
-    emit({ type: "message", message });
-  };
+): Promise<void> {
+  const { userId, sessionId, reply, state } = input;
 
   const sample = state.sample as TSetupSample | null;
   let pending: { capability: string; capabilityInput: unknown; label: string } | null = null;
@@ -49,7 +44,8 @@ export async function runDrafterAgent(
   let invalidDrafts = 0;
   let gaveUp: string[] | null = null;
   let locked = false;
-  const decision = state.messages.find((m) => m.role === "user")?.parts[0]?.text ?? input.text;
+  const first = state.messages.find((m) => m.role === "user");
+  const decision = first ? messageText(first) : input.text;
 
   const saveDefinition = async (definition: unknown) => {
     const parsed = parseDefinition(definition);
@@ -64,7 +60,7 @@ export async function runDrafterAgent(
     }
     if (!bound) return { ok: false, errors: ["bind a target and fetch the sample first"] };
     const saved = await saveSetupDraft(db, { userId, sessionId, definition: parsed.definition });
-    emit({ type: "draft", draft: toDraftView(parsed.definition), version: saved.version });
+    reply.draftSaved(saved);
     return { ok: true, saved: `draft v${saved.version}`, fields: parsed.definition.fields.map((f) => f.name) };
   };
 
@@ -95,7 +91,7 @@ export async function runDrafterAgent(
       execute: async () => {
         if (bound && sample) return { ok: true, sample: sampleForModel(sample) };
         if (!pending) return { ok: false, message: "call bindCapability first" };
-        emit({ type: "status", text: `Reading ${pending.label}…` });
+        reply.status(`Reading ${pending.label}…`);
         const result = await bindAndSample(db, {
           userId,
           sessionId,
@@ -104,20 +100,15 @@ export async function runDrafterAgent(
           capabilityInput: pending.capabilityInput,
           label: pending.label,
           config: input.config,
-          signal: input.signal,
         });
         if (!result.ok) {
           // Shown by code, not left to the model, so the person always sees why.
-          say(result.message, "error");
+          reply.error(result.message);
           pending = null;
           return { ok: false, message: result.message, next: "ask the person for another address; do not retry" };
         }
         bound = { label: result.sample.label };
-        emit({
-          type: "sample",
-          sample: result.sample.results.document ?? result.sample.results,
-          target: result.sample.label,
-        });
+        reply.sample(result.sample.label, result.sample.results.document ?? result.sample.results);
         return { ok: true, sample: sampleForModel(result.sample) };
       },
     }),
@@ -139,7 +130,7 @@ export async function runDrafterAgent(
         try {
           const result = await lockSetup(db, { userId, sessionId });
           locked = true;
-          emit({ type: "locked", trackerId: result.trackerId, version: result.version });
+          reply.locked(result.trackerId, result.version);
           return { ok: true, version: result.version };
         } catch (error) {
           return { ok: false, message: toPublicError(error).message };
@@ -148,9 +139,7 @@ export async function runDrafterAgent(
     }),
   };
 
-  const history: ModelMessage[] = state.messages
-    .filter((m) => m.metadata?.kind !== "info")
-    .map((m) => ({ role: m.role, content: m.parts.map((p) => p.text).join("") }));
+  const history = toModelHistory(state.messages);
   // The current message is already the last persisted one; make sure it is last exactly once.
   if (history.at(-1)?.role !== "user" || history.at(-1)?.content !== input.text) {
     history.push({ role: "user", content: input.text });
@@ -169,18 +158,21 @@ export async function runDrafterAgent(
     toolCallConcurrency: 1,
     stopWhen: [stopAfterGivingUp, ({ steps }) => steps.length >= MAX_STEPS],
     maxRetries: 1,
-    abortSignal: input.signal,
   });
 
-  const textId = crypto.randomUUID();
-  let text = "";
+  // One pass over the stream (rather than merging toUIMessageStream beside it) keeps text, draft parts and
+  // the closing lines below in the order they happened, and keeps tool calls off the page.
+  let text = reply.startText();
   const toolBuffers = new Map<string, string>();
   let lastPartialKey = "";
   for await (const part of result.stream) {
     switch (part.type) {
       case "text-delta":
-        text += part.text;
-        emit({ type: "assistant-delta", id: textId, text });
+        text.delta(part.text);
+        break;
+      case "text-end":
+        text.end();
+        text = reply.startText();
         break;
       case "tool-input-start":
         if (DEFINITION_TOOLS.has(part.toolName)) toolBuffers.set(part.id, "");
@@ -197,7 +189,7 @@ export async function runDrafterAgent(
         const key = JSON.stringify(view);
         if (key !== lastPartialKey) {
           lastPartialKey = key;
-          emit({ type: "draft-partial", draft: view });
+          reply.draftPartial(view);
         }
         break;
       }
@@ -208,25 +200,30 @@ export async function runDrafterAgent(
     }
   }
 
+  text.end();
+  reply.draftDiscarded();
   if (gaveUp) {
-    say(
+    reply.error(
       `The drafted definition did not pass validation, so nothing was saved:\n• ${(gaveUp as string[]).join("\n• ")}\nYou can ask me to try again or describe the change differently.`,
-      "error",
     );
   }
-  if (text.trim()) {
-    const message: TSetupMessage = {
-      id: textId,
-      role: "assistant",
-      parts: [{ type: "text", text }],
-      metadata: { kind: "text" },
-    };
-    out.push(message);
-    emit({ type: "message", message });
-  } else if (out.length === 0 && !locked) {
-    say("Done. Anything else to change before locking?");
-  }
-  return out;
+  if (reply.replies === 0 && !locked) reply.say("Done. Anything else to change before locking?");
+}
+
+/**
+ * The stored conversation as the model reads it: the person's messages, the replies' text and the errors
+ * code reported (so the model knows a page could not be read); info notes are for the person only.
+ */
+export function toModelHistory(messages: TSetupUIMessage[]): ModelMessage[] {
+  return messages
+    .filter((m) => m.metadata?.kind !== "info")
+    .flatMap((m): ModelMessage[] => {
+      const content = m.parts
+        .map((p) => (p.type === "text" ? p.text : p.type === "data-error" ? p.data.message : ""))
+        .filter(Boolean)
+        .join("\n");
+      return content ? [{ role: m.role === "user" ? "user" : "assistant", content }] : [];
+    });
 }
 
 function sampleForModel(sample: TSetupSample): string {

@@ -1,13 +1,18 @@
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import { lockDefinition, saveDraftDefinition } from "../tracker-store";
+import { toDraftView } from "./draft-view";
 import { getSetupSession, setSetupStatus } from "./session";
+import type { TDraftView } from "./setup-ui-message";
 
-/** A direct edit from the draft card: validated and saved as the tracker's draft (never locked here). */
+/**
+ * A draft saved from the chat or the card: validated and stored as the tracker's draft (never locked
+ * here). Returns what the card shows, so it updates without reloading the conversation.
+ */
 export async function saveSetupDraft(
   db: TDb,
   input: { userId: string; sessionId: string; definition: unknown },
-): Promise<{ version: number }> {
+): Promise<{ version: number; definition: Record<string, unknown>; view: TDraftView }> {
   const session = await getSetupSession(db, input);
   if (!session.trackerId) throw new AppError("PRECONDITION_FAILED", "Bind a page or place before editing the draft.");
   const row = await saveDraftDefinition(db, {
@@ -15,7 +20,8 @@ export async function saveSetupDraft(
     trackerId: session.trackerId,
     definition: input.definition,
   });
-  return { version: row.version };
+  const definition = row.definition as Record<string, unknown>;
+  return { version: row.version, definition, view: toDraftView(definition) };
 }
 
 /** Locks the session's draft (version N+1), activates the tracker and closes the conversation. */

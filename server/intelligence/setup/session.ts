@@ -2,23 +2,54 @@ import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
 import type { Prisma, SetupSession } from "../../generated/prisma/client";
 import { parseDefinition, type TTrackerDefinition } from "../definition";
-import { getTracker, saveDraftDefinition } from "../tracker-store";
+import { getTracker } from "../tracker-store";
 import { toDraftView } from "./draft-view";
-import { type TDraftView, type TSetupMessage, textMessage, ZSetupMessageSchema } from "./types";
+import { firstUserTexts, loadSetupMessages } from "./setup-messages";
+import type { TDraftView, TSetupUIMessage } from "./setup-ui-message";
+
+/**
+ * At most this many unfinished setups per person. Starting one more closes the oldest: a conversation
+ * that never bound a target is deleted; one with a draft tracker is kept but marked abandoned (its
+ * tracker's "Edit definition" reopens it), so no draft is lost.
+ */
+export const MAX_OPEN_SETUP_SESSIONS = 20;
 
 export type TSetupState = {
   sessionId: string;
   status: string;
-  messages: TSetupMessage[];
+  messages: TSetupUIMessage[];
+  /** The stored sample: { capability, input, label, results } (see TSetupSample). */
   sample: unknown | null;
   tracker: { id: string; status: string; decision: string; lockedVersion: number | null } | null;
   /** The unlocked draft (version lockedVersion + 1), if one is saved. */
   draft: { version: number; definition: TTrackerDefinition; view: TDraftView } | null;
 };
 
-/** A new, empty setup conversation for the user. */
-export async function createSetupSession(db: TDb | TTx, input: { userId: string }): Promise<SetupSession> {
-  return db.setupSession.create({ data: { userId: input.userId } });
+/**
+ * A new, empty setup conversation for the user. Beyond MAX_OPEN_SETUP_SESSIONS open ones, the oldest are
+ * closed first; `closedSessions` says how many, so the page can say so.
+ */
+export async function createSetupSession(
+  db: TDb,
+  input: { userId: string },
+): Promise<{ id: string; closedSessions: number }> {
+  const stale = await db.setupSession.findMany({
+    where: { userId: input.userId, status: "open" },
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    skip: MAX_OPEN_SETUP_SESSIONS - 1,
+    select: { id: true, trackerId: true },
+  });
+  if (stale.length > 0) {
+    await db.$transaction([
+      db.setupSession.deleteMany({ where: { id: { in: stale.filter((s) => !s.trackerId).map((s) => s.id) } } }),
+      db.setupSession.updateMany({
+        where: { id: { in: stale.filter((s) => s.trackerId).map((s) => s.id) } },
+        data: { status: "abandoned" },
+      }),
+    ]);
+  }
+  const session = await db.setupSession.create({ data: { userId: input.userId } });
+  return { id: session.id, closedSessions: stale.length };
 }
 
 /** The user's session; another user's is NOT_FOUND like a missing one. */
@@ -29,14 +60,6 @@ export async function getSetupSession(
   const session = await db.setupSession.findFirst({ where: { id: input.sessionId, userId: input.userId } });
   if (!session) throw new AppError("NOT_FOUND", "This setup conversation does not exist (any more).");
   return session;
-}
-
-export function readMessages(session: Pick<SetupSession, "messages">): TSetupMessage[] {
-  const raw = Array.isArray(session.messages) ? session.messages : [];
-  return raw.flatMap((m) => {
-    const parsed = ZSetupMessageSchema.safeParse(m);
-    return parsed.success ? [parsed.data] : [];
-  });
 }
 
 /** Everything the setup page shows: transcript, sample, bound tracker and the draft. */
@@ -55,24 +78,11 @@ export async function getSetupState(db: TDb | TTx, input: { userId: string; sess
   return {
     sessionId: session.id,
     status: session.status,
-    messages: readMessages(session),
+    messages: await loadSetupMessages(db, { sessionId: session.id }),
     sample: session.sample ?? null,
     tracker,
     draft,
   };
-}
-
-/** Appends messages to the transcript (read-modify-write; one turn runs at a time per session). */
-export async function appendSetupMessages(
-  db: TDb | TTx,
-  input: { userId: string; sessionId: string; messages: TSetupMessage[] },
-): Promise<void> {
-  const session = await getSetupSession(db, input);
-  const messages = [...readMessages(session), ...input.messages];
-  await db.setupSession.update({
-    where: { id: session.id },
-    data: { messages: JSON.parse(JSON.stringify(messages)) as Prisma.InputJsonValue },
-  });
 }
 
 export async function saveSetupSample(
@@ -102,45 +112,6 @@ export async function setSetupStatus(
   await db.setupSession.update({ where: { id: session.id }, data: { status: input.status } });
 }
 
-/**
- * "Edit definition" on an existing tracker: reopens its setup conversation (or starts one — trackers
- * made outside the chat have none) with a draft of version N+1 that starts as a copy of version N.
- */
-export async function openEditSession(db: TDb, input: { userId: string; trackerId: string }): Promise<SetupSession> {
-  const tracker = await getTracker(db, input);
-  if (!tracker.lockedVersion) {
-    const existing = await db.setupSession.findFirst({ where: { trackerId: tracker.id, userId: input.userId } });
-    if (existing) return existing;
-    throw new AppError("PRECONDITION_FAILED", "This tracker has no locked definition to edit yet.");
-  }
-  const version = tracker.lockedVersion + 1;
-  const hasDraft = await db.trackerDefinition.findFirst({ where: { trackerId: tracker.id, version, lockedAt: null } });
-  if (!hasDraft) {
-    const current = await db.trackerDefinition.findFirstOrThrow({
-      where: { trackerId: tracker.id, version: tracker.lockedVersion },
-    });
-    await saveDraftDefinition(db, { userId: input.userId, trackerId: tracker.id, definition: current.definition });
-  }
-  let session = await db.setupSession.findFirst({ where: { trackerId: tracker.id, userId: input.userId } });
-  const note = textMessage(
-    "assistant",
-    `Editing the definition of “${tracker.decision}”. Version ${tracker.lockedVersion} stays as it is; your changes become version ${version} when you lock them.`,
-    "info",
-  );
-  if (!session) {
-    session = await db.setupSession.create({
-      data: { userId: input.userId, trackerId: tracker.id, status: "open", messages: [note] as Prisma.InputJsonValue },
-    });
-  } else if (session.status !== "open") {
-    const messages = [...readMessages(session), note];
-    session = await db.setupSession.update({
-      where: { id: session.id },
-      data: { status: "open", messages: JSON.parse(JSON.stringify(messages)) as Prisma.InputJsonValue },
-    });
-  }
-  return session;
-}
-
 /** The user's unfinished setup conversations, newest first, so /trackers/new can offer to resume them. */
 export async function listOpenSetupSessions(
   db: TDb | TTx,
@@ -151,10 +122,13 @@ export async function listOpenSetupSessions(
     orderBy: { updatedAt: "desc" },
     take: input.limit ?? 3,
   });
+  const titles = await firstUserTexts(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.flatMap((row) => {
-    const first = readMessages(row).find((m) => m.role === "user");
-    if (!first) return [];
-    const text = first.parts.map((p) => p.text).join("");
+    const text = titles.get(row.id);
+    if (!text) return [];
     return [
       { sessionId: row.id, title: text.length > 120 ? `${text.slice(0, 119)}…` : text, updatedAt: row.updatedAt },
     ];

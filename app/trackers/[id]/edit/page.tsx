@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { SetupChat } from "@/components/tracker-setup/setup-chat";
+import { toSetupSnapshot } from "@/components/tracker-setup/setup-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { getQueryClient, getServerCaller, trpc } from "@/server/api/rsc";
 
@@ -10,6 +11,7 @@ export default async function EditDefinitionPage({ params }: { params: Promise<{
   const { id } = await params;
   const caller = await getServerCaller();
   const { sessionId } = await caller.setup.openEdit({ trackerId: id });
+  const initial = toSetupSnapshot(await caller.setup.state({ sessionId }));
   const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
   return (
     <>
@@ -17,7 +19,7 @@ export default async function EditDefinitionPage({ params }: { params: Promise<{
         title="Edit definition"
         description="Locking creates a new version; earlier versions stay readable and changes keep the version they were judged under."
       />
-      <SetupChat key={sessionId} initialSessionId={sessionId} aiOn={status.ai.mode !== "rules"} />
+      <SetupChat key={sessionId} initial={initial} aiOn={status.ai.mode !== "rules"} />
     </>
   );
 }

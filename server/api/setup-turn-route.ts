@@ -1,0 +1,52 @@
+import { createUIMessageStreamResponse } from "ai";
+import type { TLanguageModel } from "@/server/ai";
+import { capabilityConfigFromEnv, type TCapabilityConfig } from "@/server/capabilities";
+import { getDb, type TDb } from "@/server/db";
+import { AppError, describeError, toHttpError } from "@/server/errors";
+import { startSetupTurn, ZSetupTurnRequestSchema } from "@/server/intelligence/setup";
+import { logger } from "@/server/logger";
+import { pickRequestId } from "./request-id";
+import { requireRouteUser } from "./route-user";
+
+export type TSetupTurnRouteDeps = {
+  /** Keeps the process (a serverless function) alive until the turn is stored: Next's `after`. */
+  waitUntil: (work: Promise<void>) => void;
+  db?: TDb;
+  config?: TCapabilityConfig;
+  /** Tests pin the drafter; null = rules mode. Defaults to the configured drafter. */
+  model?: TLanguageModel | null;
+};
+
+/**
+ * POST /api/setup/[sessionId]: one setup chat turn. Body `{ message }` (the UI message useChat just
+ * added); answers with the reply as an AI SDK UI message stream (SSE), or an error as
+ * `{ error: { code, message } }` with the status from toHttpError — the same mapping as every route.
+ */
+export async function handleSetupTurnRequest(
+  request: Request,
+  sessionId: string,
+  deps: TSetupTurnRouteDeps,
+): Promise<Response> {
+  const log = logger.child({ requestId: pickRequestId(request.headers), route: "setup-turn" });
+  try {
+    const db = deps.db ?? (await getDb());
+    const user = await requireRouteUser(db, request);
+    const body = ZSetupTurnRequestSchema.safeParse(await request.json().catch(() => null));
+    if (!body.success) throw new AppError("BAD_REQUEST", "Send { message: { id, role: 'user', parts } }.");
+    const text = body.data.message.parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
+    const turn = await startSetupTurn(db, {
+      userId: user.id,
+      sessionId,
+      message: { id: body.data.message.id, text },
+      config: deps.config ?? capabilityConfigFromEnv(),
+      log,
+      ...(deps.model === undefined ? {} : { model: deps.model }),
+    });
+    deps.waitUntil(turn.done);
+    return createUIMessageStreamResponse({ stream: turn.stream, headers: { "cache-control": "no-store" } });
+  } catch (error) {
+    const { status, body } = toHttpError(error);
+    if (status >= 500) log.error("setup turn request failed", { error: describeError(error) });
+    return Response.json(body, { status });
+  }
+}
