@@ -1,0 +1,10 @@
+/**
+ * Next.js calls `register()` once per server process before it handles requests. The Node.js server
+ * validates its configuration, opens the database and installs the graceful shutdown here
+ * (server/lifecycle/on-server-start.ts); the edge runtime has nothing to do.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { onServerStart } = await import("./server/lifecycle/on-server-start");
+  await onServerStart();
+}

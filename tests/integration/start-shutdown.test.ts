@@ -1,0 +1,255 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPgliteDb } from "@/server/db";
+import { lockPathFor } from "@/server/db-lock";
+import { embeddedDatabaseDir } from "@/server/db-pglite";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { readClusterState } from "../helpers/pg-control";
+
+/**
+ * `npm start` as users run it (the real launcher, a production build, the embedded database on disk),
+ * stopped with SIGTERM while refreshes are in flight. The refreshes fetch pages from the fixture site,
+ * which holds each response, so they are provably in flight when the signal arrives. One build for the
+ * whole file, in its own dist dir so it never disturbs another build.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const DIST_DIR = ".next-test-lifecycle";
+const PAGES = ["/p1", "/p2", "/p3", "/p4", "/p5"];
+const PRICE_PAGE = (price: string) => `<html><body><h1>Plan</h1><span id="price">$${price}</span></body></html>`;
+
+type TApp = {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+  waitFor: (pattern: RegExp, timeoutMs: number) => Promise<void>;
+};
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function launcherEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    NODE_ENV: "production",
+    BELLWETHER_DIST_DIR: DIST_DIR,
+    HOSTNAME: "127.0.0.1",
+    AI_PROVIDER: "rules",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+function startApp(env: Record<string, string>): TApp {
+  const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    cwd: root,
+    env: launcherEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  proc.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const waitFor = async (pattern: RegExp, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(output)) {
+      if (proc.exitCode !== null) throw new Error(`the app exited (${proc.exitCode}) before ${pattern}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no ${pattern} in time:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A request on a fresh connection (no keep-alive pool): resolves with the status or the socket error code. */
+function freshRequest(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(String(res.statusCode));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+describe("npm start stops gracefully", () => {
+  let site: TFixtureSite;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let app: TApp;
+  let token: string;
+  const trackerIds = new Map<string, string>();
+
+  const api = async (method: string, pathname: string, body?: unknown, signal?: AbortSignal) => {
+    const res = await fetch(`${app.url}/api/v1${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal ? { signal } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("10.00") });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-start-shutdown-"));
+    env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+      SHUTDOWN_GRACE_MS: "120000", // a bound, not an expectation: the held pages answer long before it
+    };
+    app = startApp(env);
+    await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
+
+    const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { name: "shutdown test" } }),
+    });
+    expect(tokenRes.status).toBe(200);
+    token = ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
+    for (const page of PAGES) {
+      const created = await api("POST", "/trackers", {
+        decision: `Is the plan at ${page} getting cheaper?`,
+        capability: "web.scrape",
+        capabilityInput: { url: site.urlFor(page) },
+        scheduleMinutes: 60,
+        definition: {
+          fields: [
+            {
+              name: "price",
+              type: "money",
+              currency: "USD",
+              description: "Plan price",
+              extractor: { kind: "css", selector: "#price" },
+            },
+          ],
+          identityRule: { kind: "canonical_url" },
+          materiality: { price: { kind: "numeric", relative: 0.05 } },
+        },
+      });
+      expect(created.status).toBe(201);
+      trackerIds.set(page, (created.body.tracker as { id: string }).id);
+    }
+  }, 960_000);
+
+  afterAll(async () => {
+    if (app?.proc.exitCode === null) {
+      app.proc.kill("SIGKILL");
+      await app.exited;
+    }
+    await site?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses a second npm start on the same data directory at once, naming the running server", () => {
+    const holder = JSON.parse(fs.readFileSync(lockPathFor(embeddedDatabaseDir(dataDir)), "utf8")) as { pid: number };
+    const second = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+      cwd: root,
+      env: launcherEnv({ DATA_DIR: dataDir, PORT: "1" }), // never reaches listening: refused first
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(second.status).toBe(1);
+    expect(second.stderr.trim().split("\n")).toHaveLength(1);
+    expect(second.stderr).toMatch(
+      new RegExp(`^The embedded database .* is in use by process ${holder.pid} \\(next-server`),
+    );
+    expect(second.stdout).not.toMatch(/building|starting on/);
+  });
+
+  it("on SIGTERM: refuses new connections, finishes the requests and refreshes in flight, closes the database, exits 0", async () => {
+    // Hold every page, so each refresh waits at the fixture site until the signal has been handled.
+    for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("9.00"), delayMs: 1_500 });
+    const before = new Map(PAGES.map((page) => [page, site.hits(page)]));
+    const waiting = PAGES.slice(0, 4).map((page) => api("POST", `/trackers/${trackerIds.get(page)}/refresh`));
+    // The fifth caller goes away mid-refresh: its refresh must still finish before the process exits.
+    const leaving = new AbortController();
+    const abandoned = api("POST", `/trackers/${trackerIds.get("/p5")}/refresh`, undefined, leaving.signal).catch(
+      (error: unknown) => error,
+    );
+    await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch");
+    leaving.abort();
+    expect(await abandoned).toBeInstanceOf(Error);
+
+    app.proc.kill("SIGTERM");
+    await app.waitFor(/SIGTERM: shutting down/, 30_000);
+    const shutdownLine =
+      app
+        .output()
+        .split("\n")
+        .find((line) => line.includes("SIGTERM: shutting down")) ?? "";
+    expect(shutdownLine).toMatch(/for [1-9]\d* requests? and [1-9]\d* background tasks? in flight/);
+
+    // No longer accepting: a new connection is refused while the old ones finish.
+    expect(await freshRequest(`${app.url}/api/health`)).toBe("ECONNREFUSED");
+
+    for (const response of await Promise.all(waiting)) {
+      expect(response.status).toBe(201);
+      expect(response.body.run).toMatchObject({ status: "completed" });
+    }
+    expect(await app.exited).toBe(0);
+    expect(app.output()).toMatch(/database closed; bye/);
+    expect(app.output()).not.toMatch(/grace period over/);
+
+    // Closed cleanly: the shutdown checkpoint ran (no crash recovery on the next open), the lock is gone.
+    const pgliteDir = embeddedDatabaseDir(dataDir);
+    expect(readClusterState(pgliteDir)).toBe("shut down");
+    expect(fs.existsSync(lockPathFor(pgliteDir))).toBe(false);
+
+    const reopened = await createPgliteDb({ dataDir: pgliteDir });
+    try {
+      expect(reopened.migrations.appliedNow).toEqual([]);
+      const runs = await reopened.db.refreshRun.findMany({ select: { trackerId: true, status: true } });
+      for (const page of PAGES) {
+        expect(runs.filter((r) => r.trackerId === trackerIds.get(page))).toEqual([
+          { trackerId: trackerIds.get(page), status: "completed" },
+        ]);
+      }
+    } finally {
+      await reopened.close();
+    }
+  }, 120_000);
+
+  it("cuts what outlasts SHUTDOWN_GRACE_MS, still closes the database cleanly, and exits 1", async () => {
+    // The same data directory again: the app reopens what the previous shutdown closed.
+    app = startApp({ ...env, SHUTDOWN_GRACE_MS: "500", FETCH_TIMEOUT_MS: "60000" });
+    await app.waitFor(/\[bellwether\] ready in/, 300_000);
+    site.setPage("/p1", { body: PRICE_PAGE("8.00"), delayMs: 600_000 }); // never answers in this test
+    const hits = site.hits("/p1");
+    const stuck = api("POST", `/trackers/${trackerIds.get("/p1")}/refresh`).catch((error: unknown) => error);
+    await until(() => site.hits("/p1") > hits, "the refresh to fetch");
+
+    app.proc.kill("SIGTERM");
+    expect(await app.exited).toBe(1);
+    expect(app.output()).toMatch(/grace period over: cutting 1 request and 1 background task \(refresh\)/);
+    expect(await stuck).toBeInstanceOf(Error); // the connection was closed under it
+    expect(app.output()).toMatch(/database closed; bye/);
+    expect(readClusterState(embeddedDatabaseDir(dataDir))).toBe("shut down");
+  }, 360_000);
+});
