@@ -83,15 +83,15 @@ export async function shutDown(signal: string, options: TShutdownOptions): Promi
   const deadline = Date.now() + options.graceMs;
   state.draining = true;
   beginShutdown();
-  say(
-    `${signal}: shutting down; waiting up to ${options.graceMs / 1000} s (SHUTDOWN_GRACE_MS) for ` +
-      `${plural(requestsInFlight(), "request")} and ${plural(runningWork().length, "background task")} in flight`,
-  );
   // net.Server#close, not http.Server#close: the latter also drops idle keep-alive connections at once,
   // racing a client that is sending its next request on one. Those requests are served, then the
   // connection closes (Connection: close).
   for (const server of state.servers) net.Server.prototype.close.call(server);
   for (const [response, open] of state.open) lastOnItsConnection(response, open);
+  say(
+    `${signal}: shutting down; waiting up to ${options.graceMs / 1000} s (SHUTDOWN_GRACE_MS) for ` +
+      `${plural(requestsInFlight(), "request")} and ${plural(runningWork().length, "background task")} in flight`,
+  );
 
   while ((requestsInFlight() > 0 || runningWork().length > 0) && Date.now() < deadline) await sleep(POLL_MS);
 

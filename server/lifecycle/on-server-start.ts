@@ -1,8 +1,4 @@
-import { closeDb, describeDatabase, getDb } from "../db";
-import { DataDirLockedError } from "../db-lock";
 import { EnvError, getEnv } from "../env";
-import { AppError } from "../errors";
-import { handleStopSignals, trackRequests } from "./graceful-shutdown";
 
 /**
  * Runs once in the serving process before it answers its first request (instrumentation.ts `register`):
@@ -11,6 +7,9 @@ import { handleStopSignals, trackRequests } from "./graceful-shutdown";
  * now, and a data directory another process took after `npm start` looked is refused here — and, when
  * `next start` leaves signals to us (NEXT_MANUAL_SIG_HANDLE, set by `npm start`), installs the graceful
  * shutdown.
+ *
+ * The configuration is checked before anything else is imported: some modules read it while loading
+ * (the logger), and Next only logs a failing `register()` and keeps serving.
  */
 export async function onServerStart(): Promise<void> {
   let env: ReturnType<typeof getEnv>;
@@ -19,22 +18,29 @@ export async function onServerStart(): Promise<void> {
   } catch (error) {
     refuse(error instanceof EnvError ? error.message : String(error));
   }
-  trackRequests();
+  const [{ closeDb, describeDatabase, getDb }, { DataDirLockedError }, { AppError }, shutdown] = await Promise.all([
+    import("../db"),
+    import("../db-lock"),
+    import("../errors"),
+    import("./graceful-shutdown"),
+  ]);
+  shutdown.trackRequests();
   if (env.NEXT_MANUAL_SIG_HANDLE) {
-    handleStopSignals({ graceMs: env.SHUTDOWN_GRACE_MS, closeDatabase: closeDb });
+    shutdown.handleStopSignals({ graceMs: env.SHUTDOWN_GRACE_MS, closeDatabase: closeDb });
   }
   try {
     await getDb();
   } catch (error) {
-    // DataDirLockedError, AppError (NOT_CONFIGURED: unreachable or unmigrated PostgreSQL) and migration
-    // errors carry a message written for the operator; anything else is prefixed with where it happened.
+    // DataDirLockedError and AppError (NOT_CONFIGURED: unreachable or unmigrated PostgreSQL) carry a message
+    // written for the operator; anything else is prefixed with where it happened.
     const message = error instanceof Error ? error.message : String(error);
     const readable = error instanceof AppError || error instanceof DataDirLockedError;
     refuse(readable ? message : `Cannot open the database (${describeDatabase().location}): ${message}`);
   }
 }
 
-function refuse(line: string): never {
+/** One line on stderr, exit code 1. */
+export function refuse(line: string): never {
   process.stderr.write(`${line.split("\n")[0]}\n`);
   process.exit(1);
 }

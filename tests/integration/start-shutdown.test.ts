@@ -1,12 +1,13 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import { createRequire } from "node:module";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteDb } from "@/server/db";
-import { lockPathFor } from "@/server/db-lock";
+import { acquireDataDirLock, lockPathFor } from "@/server/db-lock";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { readClusterState } from "../helpers/pg-control";
@@ -76,12 +77,35 @@ function startApp(env: Record<string, string>): TApp {
   return { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function until(condition: () => boolean, what: string, app: TApp, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the app said:\n${app.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Runs a command to its end without blocking this process (the fixture site lives here and must keep
+ * answering the running app).
+ */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    proc.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 120_000);
+    proc.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /** A request on a fresh connection (no keep-alive pool): resolves with the status or the socket error code. */
@@ -167,21 +191,47 @@ describe("npm start stops gracefully", () => {
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("refuses a second npm start on the same data directory at once, naming the running server", () => {
+  it("refuses a second npm start on the same data directory at once, naming the running server", async () => {
     const holder = JSON.parse(fs.readFileSync(lockPathFor(embeddedDatabaseDir(dataDir)), "utf8")) as { pid: number };
-    const second = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-      cwd: root,
-      env: launcherEnv({ DATA_DIR: dataDir, PORT: "1" }), // never reaches listening: refused first
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(second.status).toBe(1);
+    // PORT 1: it never gets as far as listening, it is refused first.
+    const second = await run(["--import", "tsx", "scripts/start.ts"], launcherEnv({ DATA_DIR: dataDir, PORT: "1" }));
+    expect(second.code).toBe(1);
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
     expect(second.stderr).toMatch(
       new RegExp(`^The embedded database .* is in use by process ${holder.pid} \\(next-server`),
     );
     expect(second.stdout).not.toMatch(/building|starting on/);
   });
+
+  it("refuses in the server too: a platform's plain `next start` stops with one line and exit 1", async () => {
+    // The same checks run in the serving process (instrumentation.ts) before its first answer, so a
+    // start command other than npm start — or a data directory taken after npm start looked — is refused.
+    const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+    const port = String(await freePort());
+    const plainStart = (extra: Record<string, string>) =>
+      run([nextBin, "start", "--port", port, "--hostname", "127.0.0.1"], {
+        ...launcherEnv(extra),
+        NEXT_TELEMETRY_DISABLED: "1",
+      });
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-plain-start-"));
+    const release = acquireDataDirLock(embeddedDatabaseDir(otherDir));
+    try {
+      const locked = await plainStart({ DATA_DIR: otherDir });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr.trim().split("\n")).toHaveLength(1);
+      expect(locked.stderr).toMatch(new RegExp(`^The embedded database .* is in use by process ${process.pid} \\(`));
+
+      const misconfigured = await plainStart({ DATA_DIR: otherDir, AI_PROVIDER: "openai" });
+      expect(misconfigured.code).toBe(1);
+      expect(misconfigured.stderr.trim().split("\n")).toHaveLength(1);
+      expect(misconfigured.stderr).toMatch(
+        /^Invalid configuration: OPENAI_API_KEY is required when AI_PROVIDER=openai/,
+      );
+    } finally {
+      release();
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   it("on SIGTERM: refuses new connections, finishes the requests and refreshes in flight, closes the database, exits 0", async () => {
     // Hold every page, so each refresh waits at the fixture site until the signal has been handled.
@@ -193,7 +243,7 @@ describe("npm start stops gracefully", () => {
     const abandoned = api("POST", `/trackers/${trackerIds.get("/p5")}/refresh`, undefined, leaving.signal).catch(
       (error: unknown) => error,
     );
-    await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch");
+    await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch", app);
     leaving.abort();
     expect(await abandoned).toBeInstanceOf(Error);
 
@@ -243,7 +293,7 @@ describe("npm start stops gracefully", () => {
     site.setPage("/p1", { body: PRICE_PAGE("8.00"), delayMs: 600_000 }); // never answers in this test
     const hits = site.hits("/p1");
     const stuck = api("POST", `/trackers/${trackerIds.get("/p1")}/refresh`).catch((error: unknown) => error);
-    await until(() => site.hits("/p1") > hits, "the refresh to fetch");
+    await until(() => site.hits("/p1") > hits, "the refresh to fetch", app);
 
     app.proc.kill("SIGTERM");
     expect(await app.exited).toBe(1);
