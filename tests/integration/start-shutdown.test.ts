@@ -52,11 +52,16 @@ function launcherEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
+/** Every app this file started, so none outlives a failed test. */
+const apps: TApp[] = [];
+
 function startApp(env: Record<string, string>): TApp {
+  // Its own process group, so a failed test can stop the launcher and its next-server together.
   const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: root,
     env: launcherEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   let output = "";
   proc.stdout?.on("data", (chunk: Buffer) => {
@@ -74,7 +79,9 @@ function startApp(env: Record<string, string>): TApp {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
-  return { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
+  const app = { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
+  apps.push(app);
+  return app;
 }
 
 async function until(condition: () => boolean, what: string, app: TApp, timeoutMs = 60_000): Promise<void> {
@@ -183,9 +190,11 @@ describe("npm start stops gracefully", () => {
   }, 960_000);
 
   afterAll(async () => {
-    if (app?.proc.exitCode === null) {
-      app.proc.kill("SIGKILL");
-      await app.exited;
+    for (const started of apps) {
+      if (started.proc.exitCode === null && started.proc.signalCode === null) {
+        if (started.proc.pid) process.kill(-started.proc.pid, "SIGKILL"); // only after a failure
+        await started.exited;
+      }
     }
     await site?.close();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
