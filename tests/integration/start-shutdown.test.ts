@@ -115,6 +115,23 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** An open tRPC subscription (server-sent events), as the feed page keeps one: resolves `ended` when the server ends it. */
+async function openEventStream(baseUrl: string): Promise<{ ended: Promise<void> }> {
+  const input = encodeURIComponent(JSON.stringify({ json: { intervalMs: 200 } }));
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      `${baseUrl}/api/trpc/system.heartbeat?input=${input}`,
+      { agent: false, headers: { accept: "text/event-stream" } },
+      (res) => {
+        const ended = new Promise<void>((done) => res.on("close", () => done()));
+        res.once("data", () => resolve({ ended }));
+        res.on("error", () => {}); // the server ends it by closing the connection
+      },
+    );
+    req.on("error", reject);
+  });
+}
+
 /** A request on a fresh connection (no keep-alive pool): resolves with the status or the socket error code. */
 function freshRequest(url: string): Promise<string> {
   return new Promise((resolve) => {
@@ -252,6 +269,8 @@ describe("npm start stops gracefully", () => {
     const abandoned = api("POST", `/trackers/${trackerIds.get("/p5")}/refresh`, undefined, leaving.signal).catch(
       (error: unknown) => error,
     );
+    // An open event stream never finishes by itself: the shutdown ends it rather than waiting for it.
+    const stream = await openEventStream(app.url);
     await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch", app);
     leaving.abort();
     expect(await abandoned).toBeInstanceOf(Error);
@@ -272,6 +291,7 @@ describe("npm start stops gracefully", () => {
       expect(response.status).toBe(201);
       expect(response.body.run).toMatchObject({ status: "completed" });
     }
+    await stream.ended;
     expect(await app.exited).toBe(0);
     expect(app.output()).toMatch(/database closed; bye/);
     expect(app.output()).not.toMatch(/grace period over/);
