@@ -40,7 +40,7 @@ export async function onServerStart(): Promise<void> {
 }
 
 /** One line on stderr, exit code 1. */
-export function refuse(line: string): never {
+function refuse(line: string): never {
   process.stderr.write(`${line.split("\n")[0]}\n`);
   process.exit(1);
 }
