@@ -1,12 +1,16 @@
 /**
- * `npm start`: check the configuration, build when needed, then serve.
+ * `npm start`: check the configuration and the database, build when needed, then serve; stop gracefully.
  *
- * 1. Validates the environment first, so a bad DATABASE_URL or OPENAI_BASE_URL stops everything with
- *    one line naming the variable (exit 1) before any build or server starts.
- * 2. Builds when there is no build or the sources changed since the last one (a content fingerprint
+ * 1. Validates the environment first (server/env.ts, AI settings and serverless host included), so a bad
+ *    value stops everything with one line naming the variable (exit 1) before any build or server starts.
+ * 2. Checks the database (server/db-preflight.ts): PostgreSQL must answer (retried with a countdown for
+ *    DATABASE_WAIT_MS) and be migrated; an embedded data directory must not be held by another process.
+ * 3. Builds when there is no build or the sources changed since the last one (a content fingerprint
  *    of the sources and package-lock.json, kept in .next/).
- * 3. Runs `next start` on PORT (default 3000) and HOSTNAME (default 0.0.0.0), forwards signals, and
- *    warms the database through /api/health so embedded migrations run at start-up.
+ * 4. Runs `next start` on PORT (default 3000) and HOSTNAME (default 0.0.0.0) with NEXT_MANUAL_SIG_HANDLE,
+ *    so the server's own graceful shutdown runs (server/lifecycle/); forwards SIGTERM/SIGINT/SIGHUP to it
+ *    and exits with its code. The server opens the database before its first answer; /api/health is
+ *    called once it listens to report readiness.
  */
 import "./require-node.mjs"; // first: refuse to run on another Node.js major
 import { type ChildProcess, spawn } from "node:child_process";
@@ -15,6 +19,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PreflightError, preflightDatabase } from "../server/db-preflight";
 import { parseEnvOrExit, ZEnvSchema } from "../server/env";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -145,10 +150,15 @@ function exitCodeOf(proc: ChildProcess): Promise<number> {
 }
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+/** The first stop signal received; the child gets it once (Ctrl+C arrives from both the terminal and npm). */
+let stopping: NodeJS.Signals | undefined;
+const signalExitCode = (signal: NodeJS.Signals) => 128 + (SIGNAL_NUMBERS[signal] ?? 1);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
+    if (stopping) return;
+    stopping = signal;
     if (child && child.exitCode === null) child.kill(signal);
-    else process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 1));
+    else process.exit(signalExitCode(signal));
   });
 }
 
@@ -161,6 +171,7 @@ async function ensureBuild(): Promise<void> {
     say(fs.existsSync(NEXT_DIR) ? "sources changed since the last build; building…" : "first start; building…");
     const buildStarted = performance.now();
     const code = await exitCodeOf(runNext(["build"], childEnv({ NODE_ENV: "production" })));
+    if (stopping) process.exit(signalExitCode(stopping));
     if (code !== 0) fail(`[bellwether] build failed (exit ${code}); see the output above.`);
     fs.writeFileSync(FINGERPRINT_FILE, `${fingerprint}\n`);
     say(`built in ${((performance.now() - buildStarted) / 1000).toFixed(1)} s`);
@@ -175,6 +186,7 @@ async function warmUp(port: number, server: ChildProcess): Promise<void> {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
       const body = (await res.json()) as { ok?: boolean; database?: string };
+      if (stopping) return;
       if (res.ok && body.ok) {
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         say(`ready in ${seconds} s (database: ${body.database}) — rss ${serverRss(server)}`);
@@ -231,7 +243,14 @@ async function main(): Promise<void> {
     if (fs.existsSync(path.join(ROOT, file))) process.loadEnvFile(path.join(ROOT, file));
   }
   const config = parseEnvOrExit();
+  try {
+    await preflightDatabase(config, say);
+  } catch (error) {
+    if (error instanceof PreflightError) fail(error.message);
+    throw error;
+  }
   await ensureBuild();
+  if (stopping) process.exit(signalExitCode(stopping));
 
   const port = String(config.PORT);
   const hostname = config.HOSTNAME;
@@ -239,7 +258,9 @@ async function main(): Promise<void> {
   say(`starting on http://${shown}:${port} (listening on ${hostname})`);
   const server = runNext(
     ["start", "--port", port, "--hostname", hostname],
-    childEnv({ NODE_ENV: "production", PORT: port, HOSTNAME: hostname }),
+    // NEXT_MANUAL_SIG_HANDLE: Next's own handler closes the HTTP server and exits 143 without closing our
+    // database; with it set, server/lifecycle/graceful-shutdown.ts drains, closes the database and exits 0.
+    childEnv({ NODE_ENV: "production", PORT: port, HOSTNAME: hostname, NEXT_MANUAL_SIG_HANDLE: "1" }),
   );
   void warmUp(config.PORT, server);
   process.exit(await exitCodeOf(server));

@@ -25,9 +25,20 @@ export class DataDirLockedError extends Error {
     super(
       pid === process.pid
         ? `The embedded database ${dataDir} is already open in this process; use getDb() instead of opening it twice.`
-        : `The embedded database ${dataDir} is in use by process ${pid}; stop it or set DATABASE_URL to use PostgreSQL. ` +
-            `If no such process uses it, delete ${lockPath}.`,
+        : `The embedded database ${dataDir} is in use by process ${pid}${describeProcess(pid)}; stop it or set ` +
+            `DATABASE_URL to use PostgreSQL. If no such process uses it, delete ${lockPath}.`,
     );
+  }
+}
+
+/** ` (its command line)` on Linux, for naming the holder in messages; empty elsewhere or when unreadable. */
+function describeProcess(pid: number): string {
+  try {
+    const command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").trim();
+    if (command === "") return "";
+    return ` (${command.length > 100 ? `${command.slice(0, 99)}…` : command})`;
+  } catch {
+    return "";
   }
 }
 
@@ -73,6 +84,18 @@ function removeStaleLock(lockPath: string, stalePid: number | undefined): void {
     }
   }
   fs.rmSync(aside, { force: true });
+}
+
+/**
+ * The live process other than this one that holds `dataDir`, if any — for `npm start` to refuse at once,
+ * before building. Only a look: the server process still takes the lock atomically when it opens the database.
+ */
+export function findDataDirLockHolder(dataDir: string): DataDirLockedError | undefined {
+  const dir = path.resolve(dataDir);
+  const lockPath = lockPathFor(dir);
+  const pid = readLockPid(lockPath);
+  if (pid === undefined || pid === process.pid || !isAlive(pid)) return undefined;
+  return new DataDirLockedError(dir, pid, lockPath);
 }
 
 /** Takes the lock for `dataDir` or throws DataDirLockedError. Returns the release function. */

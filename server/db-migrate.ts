@@ -116,6 +116,20 @@ export async function getMigrationState(
   };
 }
 
+/** What stops the app from using a PostgreSQL database in this state, with the command that fixes it; undefined → fine. */
+export function migrationStateProblem(state: TMigrationState, where: string): string | undefined {
+  if (state.failed.length > 0) {
+    return `The database at ${where} has a failed migration (${state.failed[0]}); resolve it with \`node scripts/prisma/cli.mjs migrate status\`.`;
+  }
+  if (state.pending.length > 0) {
+    const what = state.initialized
+      ? `is behind by ${state.pending.length} migration(s)`
+      : "has no Bellwether schema yet";
+    return `The database at ${where} ${what}. Run \`npm run db:migrate\` to apply them.`;
+  }
+  return undefined;
+}
+
 /**
  * Applies every pending migration, each in its own transaction together with its record, so a
  * failing migration leaves neither schema changes nor a record behind. Idempotent.

@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
+import { describeConnectionError, describePostgresUrl } from "./db-connection-error";
 import { acquireDataDirLock } from "./db-lock";
-import { applyMigrations, getMigrationState, pgliteRunner, type TApplyResult } from "./db-migrate";
+import {
+  applyMigrations,
+  getMigrationState,
+  migrationStateProblem,
+  pgliteRunner,
+  type TApplyResult,
+} from "./db-migrate";
 import { embeddedDatabaseDir, initClusterInChild, pgliteOptions } from "./db-pglite";
 import { getEnv } from "./env";
 import { AppError } from "./errors";
@@ -9,6 +16,7 @@ import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { logger } from "./logger";
 import { ensureLocalUser } from "./users/ensure-local-user";
 
+export { describePostgresUrl } from "./db-connection-error";
 export type { TApplyResult, TMigrationState, TSqlRunner } from "./db-migrate";
 export { applyMigrations, getMigrationState, pgClientRunner, pgliteRunner, readMigrations } from "./db-migrate";
 
@@ -63,18 +71,6 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
   }
 }
 
-/** `host:port/database` — never user, password or query parameters. */
-export function describePostgresUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const socketHost = u.searchParams.get("host");
-    const host = u.hostname || (socketHost?.startsWith("/") ? socketHost : "localhost");
-    return `${host}:${u.port || "5432"}${decodeURIComponent(u.pathname) || "/"}`;
-  } catch {
-    return "(unparseable DATABASE_URL)";
-  }
-}
-
 /**
  * A client for any PostgreSQL. Migrations are not applied here (that is `npm run db:migrate`);
  * with `checkMigrations` a missing or outdated schema fails now with instructions instead of later
@@ -102,7 +98,7 @@ async function assertMigrated(db: TDb, where: string): Promise<void> {
       query: <T>(sql: string, params: unknown[] = []) => db.$queryRawUnsafe<T[]>(sql, ...params),
     });
   } catch (error) {
-    const reason = (error as { code?: string }).code ?? (error instanceof Error ? error.name : "error");
+    const { reason } = describeConnectionError(error);
     throw new AppError(
       "NOT_CONFIGURED",
       `Cannot reach the PostgreSQL database at ${where} (DATABASE_URL): ${reason}.`,
@@ -111,18 +107,8 @@ async function assertMigrated(db: TDb, where: string): Promise<void> {
       },
     );
   }
-  if (state.failed.length > 0) {
-    throw new AppError(
-      "NOT_CONFIGURED",
-      `The database at ${where} has a failed migration (${state.failed[0]}); resolve it with \`node scripts/prisma/cli.mjs migrate status\`.`,
-    );
-  }
-  if (state.pending.length > 0) {
-    const what = state.initialized
-      ? `is behind by ${state.pending.length} migration(s)`
-      : "has no Bellwether schema yet";
-    throw new AppError("NOT_CONFIGURED", `The database at ${where} ${what}. Run \`npm run db:migrate\` to apply them.`);
-  }
+  const problem = migrationStateProblem(state, where);
+  if (problem) throw new AppError("NOT_CONFIGURED", problem);
   if (state.unknown.length > 0) {
     logger.warn("database has migrations this code does not know; is the app older than the database?", {
       unknown: state.unknown,

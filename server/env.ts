@@ -32,7 +32,7 @@ const httpUrl = z
     message: "must be an http:// or https:// URL",
   });
 
-export const ZEnvSchema = z.object({
+const ZEnvObjectSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Any PostgreSQL. Unset → embedded PGlite under DATA_DIR. */
   DATABASE_URL: postgresUrl,
@@ -87,6 +87,90 @@ export const ZEnvSchema = z.object({
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long the worker sleeps when nothing is due (plus jitter). */
   WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+
+  /** `npm start`: how long to keep retrying an unreachable DATABASE_URL before giving up (0 = try once). */
+  DATABASE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** On SIGTERM/SIGINT: how long in-flight requests and refreshes may take to finish before they are cut. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Set (by `npm start`) when the app, not `next start`, handles SIGTERM/SIGINT: then the graceful shutdown runs. */
+  NEXT_MANUAL_SIG_HANDLE: optionalString,
+  /** Set by serverless hosts (Vercel; AWS Lambda and the hosts built on it): no disk outlives a request there. */
+  VERCEL: optionalString,
+  AWS_LAMBDA_FUNCTION_NAME: optionalString,
+});
+
+type TEnvFields = z.infer<typeof ZEnvObjectSchema>;
+type TEnvProblem = { variable: keyof TEnvFields; message: string };
+
+const AI_ROLE_VARIABLES = ["AI_MODEL_DRAFTER", "AI_MODEL_FILLER", "AI_MODEL_JUDGE", "AI_MODEL_ENHANCER"] as const;
+
+/**
+ * The AI settings that only make sense together (DESIGN §1 "Model"). Checked here, at parse time, so that
+ * getEnv() and `npm start` refuse the same configurations; server/ai/config.ts resolves what passes.
+ */
+export function aiSettingsProblem(
+  env: Pick<
+    TEnvFields,
+    "AI_PROVIDER" | "OPENAI_API_KEY" | "OPENAI_BASE_URL" | "AI_MODEL" | (typeof AI_ROLE_VARIABLES)[number]
+  >,
+): TEnvProblem | undefined {
+  const provider = env.AI_PROVIDER;
+  if (provider === "rules") return undefined;
+  const compatible = provider === "openai-compatible" || (provider === "auto" && env.OPENAI_BASE_URL !== undefined);
+  if (compatible) {
+    if (env.OPENAI_BASE_URL === undefined) {
+      return {
+        variable: "OPENAI_BASE_URL",
+        message:
+          "is required when AI_PROVIDER=openai-compatible: set it to your server's API URL (e.g. http://localhost:11434/v1)",
+      };
+    }
+    const unnamed = AI_ROLE_VARIABLES.filter((name) => env[name] === undefined);
+    if (env.AI_MODEL === undefined && unnamed.length > 0) {
+      return {
+        variable: "AI_MODEL",
+        message: `is required with OPENAI_BASE_URL: set it to a model your server serves (or set ${unnamed.join(", ")})`,
+      };
+    }
+    return undefined;
+  }
+  if (provider === "openai" && env.OPENAI_API_KEY === undefined) {
+    return {
+      variable: "OPENAI_API_KEY",
+      message: "is required when AI_PROVIDER=openai: set it, or use AI_PROVIDER=rules to run without a model",
+    };
+  }
+  return undefined;
+}
+
+/** The host marker that makes the embedded database unusable, if any (DESIGN §1 "Database"). */
+export function serverlessHost(env: Pick<TEnvFields, "VERCEL" | "AWS_LAMBDA_FUNCTION_NAME">): string | undefined {
+  if (env.VERCEL !== undefined) return "VERCEL";
+  if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return "AWS_LAMBDA_FUNCTION_NAME";
+  return undefined;
+}
+
+/** Settings that are valid one by one but not together. Runs once every field parsed. */
+function crossFieldProblems(env: TEnvFields): TEnvProblem[] {
+  const problems: TEnvProblem[] = [];
+  const ai = aiSettingsProblem(env);
+  if (ai) problems.push(ai);
+  const host = serverlessHost(env);
+  if (host && env.DATABASE_URL === undefined) {
+    problems.push({
+      variable: "DATABASE_URL",
+      message:
+        `is required on a serverless host (${host} is set): the embedded database needs one long-lived process ` +
+        "and a disk that outlives it; set DATABASE_URL to a PostgreSQL database",
+    });
+  }
+  return problems;
+}
+
+export const ZEnvSchema = ZEnvObjectSchema.superRefine((env, ctx) => {
+  for (const problem of crossFieldProblems(env)) {
+    ctx.addIssue({ code: "custom", path: [problem.variable], message: problem.message });
+  }
 });
 
 export type TEnv = z.infer<typeof ZEnvSchema>;

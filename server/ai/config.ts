@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EnvError, type TEnv } from "../env";
+import { aiSettingsProblem, EnvError, type TEnv } from "../env";
 
 /**
  * Pure model configuration: which backend, which model per role, and how the UI describes it.
@@ -89,48 +89,30 @@ function roleModels(env: TAiEnv, fallback: (role: TAiRole) => string | undefined
   return out;
 }
 
-function configError(message: string): EnvError {
-  return new EnvError(`Invalid configuration: ${message}`);
-}
-
 /**
- * Decides the backend from the environment. Throws an EnvError (one line, names the variable) for
- * contradictory or incomplete settings so start-up stops instead of failing on the first model call.
+ * Decides the backend from the environment. Contradictory or incomplete settings are refused by the env
+ * schema already (`aiSettingsProblem` in server/env.ts, so getEnv() and `npm start` agree); for an
+ * environment built by hand the same check throws the same one-line EnvError here.
  *
  * auto: OPENAI_BASE_URL → OpenAI-compatible server (key optional); else OPENAI_API_KEY → OpenAI; else rules.
  */
 export function resolveAiConfig(env: TAiEnv): TAiConfig {
+  const problem = aiSettingsProblem(env);
+  if (problem) throw new EnvError(`Invalid configuration: ${problem.variable} ${problem.message}`);
   const provider = env.AI_PROVIDER;
   if (provider === "rules") return { mode: "rules", reason: "forced" };
 
   const useCompatible = provider === "openai-compatible" || (provider === "auto" && env.OPENAI_BASE_URL !== undefined);
-  if (useCompatible) {
-    if (env.OPENAI_BASE_URL === undefined) {
-      throw configError(
-        "OPENAI_BASE_URL is required when AI_PROVIDER=openai-compatible (e.g. http://localhost:11434/v1)",
-      );
-    }
-    const models = roleModels(env, () => undefined);
-    const missing = AI_ROLES.filter((role) => models[role] === undefined);
-    if (missing.length > 0) {
-      const roleVars = missing.map((role) => AI_ROLE_ENV[role]).join(", ");
-      throw configError(
-        `AI_MODEL is required with OPENAI_BASE_URL: set it to a model your server serves (or set ${roleVars})`,
-      );
-    }
+  if (useCompatible && env.OPENAI_BASE_URL !== undefined) {
     return {
       mode: "openai-compatible",
       apiKey: env.OPENAI_API_KEY,
       baseUrl: env.OPENAI_BASE_URL,
-      models: models as Record<TAiRole, string>,
+      models: roleModels(env, () => undefined) as Record<TAiRole, string>, // every role named: checked above
       embeddingModel: env.AI_EMBEDDING_MODEL ?? null,
     };
   }
-
-  if (env.OPENAI_API_KEY === undefined) {
-    if (provider === "openai") throw configError("OPENAI_API_KEY is required when AI_PROVIDER=openai");
-    return { mode: "rules", reason: "unconfigured" };
-  }
+  if (env.OPENAI_API_KEY === undefined) return { mode: "rules", reason: "unconfigured" };
   return {
     mode: "openai",
     apiKey: env.OPENAI_API_KEY,

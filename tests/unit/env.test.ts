@@ -49,4 +49,66 @@ describe("parseEnv", () => {
       "127.0.0.1",
     ]);
   });
+
+  describe("settings that only make sense together (the same rules getEnv() and npm start apply)", () => {
+    const problem = (vars: Record<string, string>) => {
+      try {
+        parseEnv(vars);
+        return undefined;
+      } catch (error) {
+        expect(error).toBeInstanceOf(EnvError);
+        expect((error as Error).message).not.toContain("\n");
+        return (error as Error).message;
+      }
+    };
+
+    it("refuses AI_PROVIDER=openai-compatible without OPENAI_BASE_URL, saying what to set", () => {
+      expect(problem({ AI_PROVIDER: "openai-compatible", AI_MODEL: "llama3.1" })).toMatch(
+        /^Invalid configuration: OPENAI_BASE_URL is required when AI_PROVIDER=openai-compatible: set it to .*http:\/\//,
+      );
+    });
+
+    it("refuses OPENAI_BASE_URL without a model name, listing the roles still unnamed", () => {
+      expect(problem({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toMatch(
+        /^Invalid configuration: AI_MODEL is required with OPENAI_BASE_URL: .*AI_MODEL_DRAFTER/,
+      );
+      expect(
+        problem({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", AI_MODEL_DRAFTER: "a", AI_MODEL_FILLER: "b" }),
+      ).toMatch(/set AI_MODEL_JUDGE, AI_MODEL_ENHANCER\)$/);
+      expect(problem({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", AI_MODEL: "llama3.1" })).toBeUndefined();
+    });
+
+    it("refuses AI_PROVIDER=openai without a key, and never echoes other values", () => {
+      const message = problem({ AI_PROVIDER: "openai", OPENAI_BASE_URL: "https://user:pa55word@proxy.example/v1" });
+      expect(message).toMatch(/^Invalid configuration: OPENAI_API_KEY is required when AI_PROVIDER=openai/);
+      expect(message).not.toContain("pa55word");
+    });
+
+    it("lets AI_PROVIDER=rules override everything else", () => {
+      expect(problem({ AI_PROVIDER: "rules", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })).toBeUndefined();
+    });
+
+    it("refuses the embedded database on a serverless host, naming the host's variable", () => {
+      expect(problem({ VERCEL: "1" })).toMatch(
+        /^Invalid configuration: DATABASE_URL is required on a serverless host \(VERCEL is set\)/,
+      );
+      expect(problem({ AWS_LAMBDA_FUNCTION_NAME: "app", PGLITE_STORAGE: "memory" })).toMatch(
+        /DATABASE_URL is required on a serverless host \(AWS_LAMBDA_FUNCTION_NAME is set\)/,
+      );
+      expect(problem({ VERCEL: "1", DATABASE_URL: "postgresql://u@db.example/app" })).toBeUndefined();
+    });
+
+    it("reports every cross-field problem at once", () => {
+      const message = problem({ VERCEL: "1", AI_PROVIDER: "openai" });
+      expect(message).toMatch(/OPENAI_API_KEY/);
+      expect(message).toMatch(/DATABASE_URL/);
+    });
+  });
+
+  it("has bounded defaults for the start-up wait and the shutdown grace period", () => {
+    const env = parseEnv({});
+    expect(env.DATABASE_WAIT_MS).toBe(10_000);
+    expect(env.SHUTDOWN_GRACE_MS).toBe(10_000);
+    expect(() => parseEnv({ SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
 });

@@ -12,6 +12,7 @@ import type { TDb } from "../../db";
 import { AppError, isAppError } from "../../errors";
 import { notifyFeedChanged } from "../../feed/feed-events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
+import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
 import { appendChange, ensureEntity, getCurrentState, stampChecked, writeCurrentState } from "../../timeline";
 import { effectiveFields, type TRecord, type TTrackerDefinition } from "../definition";
@@ -92,8 +93,13 @@ class RefreshFailure extends Error {
  * The hot loop, one function for every trigger: crawl → hash pre-check → fill → diff → judge → append.
  * Never throws for expected failures (bad page, model trouble, in-flight refresh): the result says what
  * happened, the run row records it, and state is only ever written by the final transaction.
+ * Counted as in-flight work, so a graceful shutdown lets it finish even when no request waits for it.
  */
-export async function refreshTracker(db: TDb, trackerId: string, options: TRefreshOptions): Promise<TRefreshResult> {
+export function refreshTracker(db: TDb, trackerId: string, options: TRefreshOptions): Promise<TRefreshResult> {
+  return trackWork("refresh", () => runRefresh(db, trackerId, options));
+}
+
+async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions): Promise<TRefreshResult> {
   const now = options.now ?? (() => new Date());
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const log = (options.log ?? rootLogger).child({ trackerId, trigger: options.trigger });

@@ -1,0 +1,334 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPgliteDb } from "@/server/db";
+import { acquireDataDirLock, lockPathFor } from "@/server/db-lock";
+import { embeddedDatabaseDir } from "@/server/db-pglite";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { readClusterState } from "../helpers/pg-control";
+
+/**
+ * `npm start` as users run it (the real launcher, a production build, the embedded database on disk),
+ * stopped with SIGTERM while refreshes are in flight. The refreshes fetch pages from the fixture site,
+ * which holds each response, so they are provably in flight when the signal arrives. One build for the
+ * whole file, in its own dist dir so it never disturbs another build.
+ */
+const root = path.resolve(import.meta.dirname, "../..");
+const DIST_DIR = ".next-test-lifecycle";
+const PAGES = ["/p1", "/p2", "/p3", "/p4", "/p5"];
+const PRICE_PAGE = (price: string) => `<html><body><h1>Plan</h1><span id="price">$${price}</span></body></html>`;
+
+type TApp = {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+  waitFor: (pattern: RegExp, timeoutMs: number) => Promise<void>;
+};
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function launcherEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    NODE_ENV: "production",
+    BELLWETHER_DIST_DIR: DIST_DIR,
+    HOSTNAME: "127.0.0.1",
+    AI_PROVIDER: "rules",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+/** Every app this file started, so none outlives a failed test. */
+const apps: TApp[] = [];
+
+function startApp(env: Record<string, string>): TApp {
+  // Its own process group, so a failed test can stop the launcher and its next-server together.
+  const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    cwd: root,
+    env: launcherEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  proc.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const waitFor = async (pattern: RegExp, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(output)) {
+      if (proc.exitCode !== null) throw new Error(`the app exited (${proc.exitCode}) before ${pattern}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no ${pattern} in time:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const app = { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
+  apps.push(app);
+  return app;
+}
+
+async function until(condition: () => boolean, what: string, app: TApp, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the app said:\n${app.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Runs a command to its end without blocking this process (the fixture site lives here and must keep
+ * answering the running app).
+ */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    proc.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 120_000);
+    proc.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** An open tRPC subscription (server-sent events), as the feed page keeps one: resolves `ended` when the server ends it. */
+async function openEventStream(baseUrl: string): Promise<{ ended: Promise<void> }> {
+  const input = encodeURIComponent(JSON.stringify({ json: { intervalMs: 200 } }));
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      `${baseUrl}/api/trpc/system.heartbeat?input=${input}`,
+      { agent: false, headers: { accept: "text/event-stream" } },
+      (res) => {
+        const ended = new Promise<void>((done) => res.on("close", () => done()));
+        res.once("data", () => resolve({ ended }));
+        res.on("error", () => {}); // the server ends it by closing the connection
+      },
+    );
+    req.on("error", reject);
+  });
+}
+
+/** A request on a fresh connection (no keep-alive pool): resolves with the status or the socket error code. */
+function freshRequest(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(String(res.statusCode));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+describe("npm start stops gracefully", () => {
+  let site: TFixtureSite;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let app: TApp;
+  let token: string;
+  const trackerIds = new Map<string, string>();
+
+  const api = async (method: string, pathname: string, body?: unknown, signal?: AbortSignal) => {
+    const res = await fetch(`${app.url}/api/v1${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal ? { signal } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("10.00") });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-start-shutdown-"));
+    env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
+      SHUTDOWN_GRACE_MS: "120000", // a bound, not an expectation: the held pages answer long before it
+    };
+    app = startApp(env);
+    await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
+
+    const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ json: { name: "shutdown test" } }),
+    });
+    expect(tokenRes.status).toBe(200);
+    token = ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
+    for (const page of PAGES) {
+      const created = await api("POST", "/trackers", {
+        decision: `Is the plan at ${page} getting cheaper?`,
+        capability: "web.scrape",
+        capabilityInput: { url: site.urlFor(page) },
+        scheduleMinutes: 60,
+        definition: {
+          fields: [
+            {
+              name: "price",
+              type: "money",
+              currency: "USD",
+              description: "Plan price",
+              extractor: { kind: "css", selector: "#price" },
+            },
+          ],
+          identityRule: { kind: "canonical_url" },
+          materiality: { price: { kind: "numeric", relative: 0.05 } },
+        },
+      });
+      expect(created.status).toBe(201);
+      trackerIds.set(page, (created.body.tracker as { id: string }).id);
+    }
+  }, 960_000);
+
+  afterAll(async () => {
+    for (const started of apps) {
+      if (started.proc.exitCode === null && started.proc.signalCode === null) {
+        if (started.proc.pid) process.kill(-started.proc.pid, "SIGKILL"); // only after a failure
+        await started.exited;
+      }
+    }
+    await site?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses a second npm start on the same data directory at once, naming the running server", async () => {
+    const holder = JSON.parse(fs.readFileSync(lockPathFor(embeddedDatabaseDir(dataDir)), "utf8")) as { pid: number };
+    // PORT 1: it never gets as far as listening, it is refused first.
+    const second = await run(["--import", "tsx", "scripts/start.ts"], launcherEnv({ DATA_DIR: dataDir, PORT: "1" }));
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim().split("\n")).toHaveLength(1);
+    expect(second.stderr).toMatch(
+      new RegExp(`^The embedded database .* is in use by process ${holder.pid} \\(next-server`),
+    );
+    expect(second.stdout).not.toMatch(/building|starting on/);
+  });
+
+  it("refuses in the server too: a platform's plain `next start` stops with one line and exit 1", async () => {
+    // The same checks run in the serving process (instrumentation.ts) before its first answer, so a
+    // start command other than npm start — or a data directory taken after npm start looked — is refused.
+    const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+    const port = String(await freePort());
+    const plainStart = (extra: Record<string, string>) =>
+      run([nextBin, "start", "--port", port, "--hostname", "127.0.0.1"], {
+        ...launcherEnv(extra),
+        NEXT_TELEMETRY_DISABLED: "1",
+      });
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "bw-plain-start-"));
+    const release = acquireDataDirLock(embeddedDatabaseDir(otherDir));
+    try {
+      const locked = await plainStart({ DATA_DIR: otherDir });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr.trim().split("\n")).toHaveLength(1);
+      expect(locked.stderr).toMatch(new RegExp(`^The embedded database .* is in use by process ${process.pid} \\(`));
+
+      const misconfigured = await plainStart({ DATA_DIR: otherDir, AI_PROVIDER: "openai" });
+      expect(misconfigured.code).toBe(1);
+      expect(misconfigured.stderr.trim().split("\n")).toHaveLength(1);
+      expect(misconfigured.stderr).toMatch(
+        /^Invalid configuration: OPENAI_API_KEY is required when AI_PROVIDER=openai/,
+      );
+    } finally {
+      release();
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  it("on SIGTERM: refuses new connections, finishes the requests and refreshes in flight, closes the database, exits 0", async () => {
+    // Hold every page, so each refresh waits at the fixture site until the signal has been handled.
+    for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("9.00"), delayMs: 1_500 });
+    const before = new Map(PAGES.map((page) => [page, site.hits(page)]));
+    const waiting = PAGES.slice(0, 4).map((page) => api("POST", `/trackers/${trackerIds.get(page)}/refresh`));
+    // The fifth caller goes away mid-refresh: its refresh must still finish before the process exits.
+    const leaving = new AbortController();
+    const abandoned = api("POST", `/trackers/${trackerIds.get("/p5")}/refresh`, undefined, leaving.signal).catch(
+      (error: unknown) => error,
+    );
+    // An open event stream never finishes by itself: the shutdown ends it rather than waiting for it.
+    const stream = await openEventStream(app.url);
+    await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch", app);
+    leaving.abort();
+    expect(await abandoned).toBeInstanceOf(Error);
+
+    app.proc.kill("SIGTERM");
+    await app.waitFor(/SIGTERM: shutting down/, 30_000);
+    const shutdownLine =
+      app
+        .output()
+        .split("\n")
+        .find((line) => line.includes("SIGTERM: shutting down")) ?? "";
+    expect(shutdownLine).toMatch(/for [1-9]\d* requests? and [1-9]\d* background tasks? in flight/);
+
+    // No longer accepting: a new connection is refused while the old ones finish.
+    expect(await freshRequest(`${app.url}/api/health`)).toBe("ECONNREFUSED");
+
+    for (const response of await Promise.all(waiting)) {
+      expect(response.status).toBe(201);
+      expect(response.body.run).toMatchObject({ status: "completed" });
+    }
+    await stream.ended;
+    expect(await app.exited).toBe(0);
+    expect(app.output()).toMatch(/database closed; bye/);
+    expect(app.output()).not.toMatch(/grace period over/);
+
+    // Closed cleanly: the shutdown checkpoint ran (no crash recovery on the next open), the lock is gone.
+    const pgliteDir = embeddedDatabaseDir(dataDir);
+    expect(readClusterState(pgliteDir)).toBe("shut down");
+    expect(fs.existsSync(lockPathFor(pgliteDir))).toBe(false);
+
+    const reopened = await createPgliteDb({ dataDir: pgliteDir });
+    try {
+      expect(reopened.migrations.appliedNow).toEqual([]);
+      const runs = await reopened.db.refreshRun.findMany({ select: { trackerId: true, status: true } });
+      for (const page of PAGES) {
+        expect(runs.filter((r) => r.trackerId === trackerIds.get(page))).toEqual([
+          { trackerId: trackerIds.get(page), status: "completed" },
+        ]);
+      }
+    } finally {
+      await reopened.close();
+    }
+  }, 120_000);
+
+  it("cuts what outlasts SHUTDOWN_GRACE_MS, still closes the database cleanly, and exits 1", async () => {
+    // The same data directory again: the app reopens what the previous shutdown closed.
+    app = startApp({ ...env, SHUTDOWN_GRACE_MS: "500", FETCH_TIMEOUT_MS: "60000" });
+    await app.waitFor(/\[bellwether\] ready in/, 300_000);
+    site.setPage("/p1", { body: PRICE_PAGE("8.00"), delayMs: 600_000 }); // never answers in this test
+    const hits = site.hits("/p1");
+    const stuck = api("POST", `/trackers/${trackerIds.get("/p1")}/refresh`).catch((error: unknown) => error);
+    await until(() => site.hits("/p1") > hits, "the refresh to fetch", app);
+
+    app.proc.kill("SIGTERM");
+    expect(await app.exited).toBe(1);
+    expect(app.output()).toMatch(/grace period over: cutting 1 request and 1 background task \(refresh\)/);
+    expect(await stuck).toBeInstanceOf(Error); // the connection was closed under it
+    expect(app.output()).toMatch(/database closed; bye/);
+    expect(readClusterState(embeddedDatabaseDir(dataDir))).toBe("shut down");
+  }, 360_000);
+});
