@@ -3,9 +3,9 @@
  * definition; the server validates every result with parseDefinition before anything is saved.
  * Imports stay client-safe: describe-rule and the schema types only (field-schema pulls an HTML parser).
  */
-import { describeRule } from "@/server/intelligence/definition/describe-rule";
+import { describeRule } from "@/contracts/definition/describe-rule";
+import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import type { TField, TFieldType } from "@/server/intelligence/definition/field-schema";
-import type { TMaterialityRule } from "@/server/intelligence/definition/materiality-rule-schema";
 
 export const CARD_FIELD_TYPES = [
   "number",

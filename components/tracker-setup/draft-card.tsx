@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import type { TField } from "@/server/intelligence/definition/field-schema";
-import type { TMaterialityRule } from "@/server/intelligence/definition/materiality-rule-schema";
 import {
   addField,
   asCardDefinition,

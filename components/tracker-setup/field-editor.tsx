@@ -2,8 +2,8 @@
 
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
+import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import type { TField } from "@/server/intelligence/definition/field-schema";
-import type { TMaterialityRule } from "@/server/intelligence/definition/materiality-rule-schema";
 import {
   CARD_FIELD_TYPES,
   FIELD_TYPE_LABELS,

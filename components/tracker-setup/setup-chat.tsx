@@ -6,13 +6,13 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
-import type { TSetupState } from "@/server/intelligence/setup/session";
 import {
   MAX_SETUP_MESSAGE_CHARS,
   messageText,
   setupDataSchemas,
   ZSetupMetadataSchema,
-} from "@/server/intelligence/setup/setup-ui-message";
+} from "@/contracts/setup-ui-message";
+import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
 import { createSetupTransport } from "./setup-transport";

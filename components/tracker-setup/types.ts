@@ -4,4 +4,4 @@ export type {
   TSetupDataTypes,
   TSetupMessageKind,
   TSetupUIMessage,
-} from "@/server/intelligence/setup/setup-ui-message";
+} from "@/contracts/setup-ui-message";

@@ -1,10 +1,10 @@
+export * from "@/contracts/definition/describe-rule";
+export * from "@/contracts/definition/format-number";
+export * from "@/contracts/definition/materiality-rule-schema";
 export { canonicalJson } from "../../lib/canonical-json";
 export * from "./build-record-schema";
-export * from "./describe-rule";
 export * from "./field-schema";
-export * from "./format-number";
 export * from "./identity-rule-schema";
-export * from "./materiality-rule-schema";
 export * from "./parse-definition";
 export * from "./record-types";
 export * from "./regex-safety";

@@ -1,5 +1,5 @@
+import { DEFAULT_RULE, type TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import { NOTABLE_SIGNALS, type TField } from "./field-schema";
-import { DEFAULT_RULE, type TMaterialityRule } from "./materiality-rule-schema";
 import type { TTrackerDefinition } from "./tracker-definition-schema";
 
 /** Caps that keep the escape hatch an escape hatch, applied by code after validation. */

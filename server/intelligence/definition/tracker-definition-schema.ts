@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { ZMaterialityRuleSchema } from "@/contracts/definition/materiality-rule-schema";
 import { isNumericFieldType, NOTABLE_SIGNALS, ZFieldSchema } from "./field-schema";
 import { ZIdentityRuleSchema } from "./identity-rule-schema";
-import { ZMaterialityRuleSchema } from "./materiality-rule-schema";
 
 export const MAX_FIELDS = 40;
 

@@ -1,6 +1,6 @@
+import { formatNumber, formatPercent, formatSigned } from "@/contracts/definition/format-number";
+import type { TNumericRule } from "@/contracts/definition/materiality-rule-schema";
 import { NOTABLE_SIGNALS, type TField } from "../definition/field-schema";
-import { formatNumber, formatPercent, formatSigned } from "../definition/format-number";
-import type { TNumericRule } from "../definition/materiality-rule-schema";
 import { isMoney, type TRecordValue } from "../definition/record-types";
 import { effectiveFields, ruleForField } from "../definition/reserved-fields";
 import type { TTrackerDefinition } from "../definition/tracker-definition-schema";

@@ -1,4 +1,4 @@
-import type { TMaterialityRule } from "../definition/materiality-rule-schema";
+import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 
 export type TVerdictKind = "material" | "notable" | "noise";
 

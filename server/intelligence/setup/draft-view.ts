@@ -1,5 +1,5 @@
+import type { TDraftView } from "@/contracts/setup-ui-message";
 import { describeRule, type TMaterialityRule } from "../definition";
-import type { TDraftView } from "./setup-ui-message";
 
 const IDENTITY_TEXT: Record<string, string> = {
   place_id: "The Google Maps place id identifies what is tracked",

@@ -1,3 +1,4 @@
+export * from "@/contracts/setup-ui-message";
 export * from "./bind-and-sample";
 export * from "./draft-view";
 export * from "./fallback";
@@ -7,5 +8,4 @@ export * from "./rules-turn";
 export * from "./save-setup-draft";
 export * from "./session";
 export * from "./setup-messages";
-export * from "./setup-ui-message";
 export * from "./stream-setup-turn";

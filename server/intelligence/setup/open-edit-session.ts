@@ -1,8 +1,8 @@
+import { textMessage } from "@/contracts/setup-ui-message";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import { getTracker, saveDraftDefinition } from "../tracker-store";
 import { appendSetupMessages } from "./setup-messages";
-import { textMessage } from "./setup-ui-message";
 
 /**
  * "Edit definition" on an existing tracker: reopens its setup conversation (or starts one — trackers

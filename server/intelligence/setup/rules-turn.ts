@@ -1,3 +1,4 @@
+import { messageText } from "@/contracts/setup-ui-message";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { bindAndSample } from "./bind-and-sample";
@@ -6,7 +7,6 @@ import { findTarget } from "./find-target";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
-import { messageText } from "./setup-ui-message";
 
 const APPROVAL = /^\s*(looks good|lgtm|lock( it)?|ship it|that'?s (it|good|fine)|perfect|approved?|yes,? lock)\b/i;
 

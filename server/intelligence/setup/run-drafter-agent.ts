@@ -1,4 +1,5 @@
 import { type ModelMessage, parsePartialJson, type StopCondition, streamText, tool } from "ai";
+import { messageText, type TSetupUIMessage } from "@/contracts/setup-ui-message";
 import type { TLanguageModel } from "../../ai";
 import { wrapUntrusted } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
@@ -12,7 +13,6 @@ import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import { definitionToolInputSchema, ZBindCapabilityInputSchema, ZNoInputSchema } from "./schema";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
-import { messageText, type TSetupUIMessage } from "./setup-ui-message";
 
 const MAX_STEPS = 6;
 const DEFINITION_TOOLS = new Set(["proposeDefinition", "reviseDefinition"]);

@@ -1,9 +1,9 @@
+import type { TDraftView } from "@/contracts/setup-ui-message";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import { lockDefinition, saveDraftDefinition } from "../tracker-store";
 import { toDraftView } from "./draft-view";
 import { getSetupSession, setSetupStatus } from "./session";
-import type { TDraftView } from "./setup-ui-message";
 
 /**
  * A draft saved from the chat or the card: validated and stored as the tracker's draft (never locked

@@ -1,3 +1,4 @@
+import type { TDraftView, TSetupUIMessage } from "@/contracts/setup-ui-message";
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
 import type { Prisma, SetupSession } from "../../generated/prisma/client";
@@ -5,7 +6,6 @@ import { parseDefinition, type TTrackerDefinition } from "../definition";
 import { getTracker } from "../tracker-store";
 import { toDraftView } from "./draft-view";
 import { firstUserTexts, loadSetupMessages } from "./setup-messages";
-import type { TDraftView, TSetupUIMessage } from "./setup-ui-message";
 
 /**
  * At most this many unfinished setups per person. Starting one more closes the oldest: a conversation

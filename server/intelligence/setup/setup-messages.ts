@@ -1,8 +1,8 @@
 import { safeValidateUIMessages } from "ai";
+import { setupDataSchemas, type TSetupUIMessage, ZSetupMetadataSchema } from "@/contracts/setup-ui-message";
 import type { TDb, TTx } from "../../db";
 import type { Prisma } from "../../generated/prisma/client";
 import { logger } from "../../logger";
-import { setupDataSchemas, type TSetupUIMessage, ZSetupMetadataSchema } from "./setup-ui-message";
 
 /**
  * The setup transcript: one SetupMessage row per UI message, appended and never rewritten (the one

@@ -1,5 +1,5 @@
 import { generateId, type UIMessageStreamWriter } from "ai";
-import type { TDraftView, TSetupMessageKind, TSetupUIMessage } from "./setup-ui-message";
+import type { TDraftView, TSetupMessageKind, TSetupUIMessage } from "@/contracts/setup-ui-message";
 
 const DRAFT_PART_ID = "draft";
 const SAMPLE_PART_ID = "sample";

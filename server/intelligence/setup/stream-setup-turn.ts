@@ -1,4 +1,5 @@
 import { createUIMessageStream, readUIMessageStream, type UIMessageChunk } from "ai";
+import { MAX_SETUP_MESSAGE_CHARS, type TSetupUIMessage, textMessage } from "@/contracts/setup-ui-message";
 import { getModel, type TLanguageModel } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
@@ -8,7 +9,6 @@ import { runSetupTurn } from "./run-setup-turn";
 import { getSetupSession } from "./session";
 import { appendSetupMessages, validateSetupMessage } from "./setup-messages";
 import { createSetupReply } from "./setup-reply";
-import { MAX_SETUP_MESSAGE_CHARS, type TSetupUIMessage, textMessage } from "./setup-ui-message";
 
 export type TSetupTurn = {
   /** The reply as a UI message stream (text parts, typed data parts), for the page. */

@@ -1,16 +1,15 @@
-import type { TField } from "./field-schema";
 import { formatNumber, formatPercent } from "./format-number";
 import { DEFAULT_RULE, type TMaterialityRule } from "./materiality-rule-schema";
+
+/** What a rule description needs of a field (a TField fits). */
+type TRuleField = { name: string; unit?: string | undefined; currency?: string | undefined };
 
 /**
  * One plain-language line per rule for the setup UI:
  * "rating: material when it moves by 0.2 or more", "price: material on a 5% move or more",
  * "description: the agent decides".
  */
-export function describeRule(
-  field: Pick<TField, "name" | "unit" | "currency">,
-  rule: TMaterialityRule = DEFAULT_RULE,
-): string {
+export function describeRule(field: TRuleField, rule: TMaterialityRule = DEFAULT_RULE): string {
   const name = field.name;
   switch (rule.kind) {
     case "ignore":
