@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { detectPrices } from "@/server/capabilities";
 import { MAX_REGEX_TEXT_CHARS, type TField, type TTrackerDefinition } from "@/server/intelligence/definition";
-import { applyExtractors, coerceValue, parseNumberText, resolveJsonPointer } from "@/server/intelligence/fill";
+import {
+  applyExtractors,
+  coerceValue,
+  parseMoneyText,
+  parseNumberText,
+  resolveJsonPointer,
+} from "@/server/intelligence/fill";
 
 function def(fields: TField[]): TTrackerDefinition {
   return { fields, identityRule: { kind: "input" }, materiality: {} };
@@ -21,8 +28,25 @@ describe("parseNumberText", () => {
     expect(parseNumberText(text)).toBe(expected);
   });
 
-  it.each(["4.3 out of 5", "no price", "", "1,2,3"])("refuses %j", (text) => {
+  it.each(["4.3 out of 5", "no price", "", "1,2,3", "was $20, now $15"])("refuses %j", (text) => {
     expect(parseNumberText(text)).toBeNull();
+  });
+
+  it("reads a price the way detectPrices does (one shared reader)", () => {
+    for (const text of ["Rp 31.500", "1.837, 32 €", "₹ 1,29,999", "199:-", "KWD 1.250", "Cena 2 pcs: 9 472 Ft"]) {
+      expect(parseNumberText(text), text).toBe(detectPrices(text)[0]?.amount);
+    }
+    expect(parseNumberText("Rp 31.500")).toBe(31500);
+    // A range reads as its lower bound.
+    expect(parseNumberText("From 26 to 50 €")).toBe(26);
+  });
+
+  it("reads a bare number by price rules only when given a currency", () => {
+    expect(parseNumberText("31.500")).toBe(31.5);
+    expect(parseNumberText("31.500", "IDR")).toBe(31500);
+    expect(parseNumberText("1.250", "KWD")).toBe(1.25);
+    expect(parseMoneyText("31.500", "idr")).toEqual({ amount: 31500, currency: "IDR" });
+    expect(parseMoneyText("31.500")).toEqual({ amount: 31.5, currency: null });
   });
 });
 
@@ -54,6 +78,19 @@ describe("coerceValue", () => {
       ok: true,
       value: { amount: 19.99, currency: "EUR" },
     });
+  });
+  it("reads local notations and resolves ambiguous symbols against the field's currency", () => {
+    const idr: TField = { ...money, currency: "IDR" };
+    const nok: TField = { ...money, currency: "NOK" };
+    const cad: TField = { ...money, currency: "CAD" };
+    expect(coerceValue(idr, "Rp 31.500")).toEqual({ ok: true, value: { amount: 31500, currency: "IDR" } });
+    expect(coerceValue(idr, "31.500")).toEqual({ ok: true, value: { amount: 31500, currency: "IDR" } });
+    expect(coerceValue(nok, "kr 1 299,-")).toEqual({ ok: true, value: { amount: 1299, currency: "NOK" } });
+    expect(coerceValue(money, "kr 1 299,-")).toEqual({ ok: true, value: { amount: 1299, currency: "SEK" } });
+    expect(coerceValue(cad, "$19.99")).toEqual({ ok: true, value: { amount: 19.99, currency: "CAD" } });
+    expect(coerceValue(cad, "1 499 ₽")).toEqual({ ok: true, value: { amount: 1499, currency: "RUB" } });
+    expect(coerceValue(money, "From 26 to 50 €")).toEqual({ ok: true, value: { amount: 26, currency: "EUR" } });
+    expect(coerceValue(money, "Was $20, now $15").ok).toBe(false);
   });
   it("never guesses booleans", () => {
     expect(coerceValue(flag, "In stock").ok).toBe(false);

@@ -1,22 +1,11 @@
 import type { TField } from "../definition/field-schema";
 import type { TMoney, TRecordValue } from "../definition/record-types";
-import { parseNumberText } from "./parse-number-text";
+import { parseMoneyText, parseNumberText } from "./parse-number-text";
 
 export type TCoerceResult = { ok: true; value: TRecordValue } | { ok: false; reason: string };
 
 const MAX_STRING_CHARS = 2_000;
 const MAX_LIST_ITEMS = 100;
-
-/** Unambiguous currency symbols; "$" is resolved against the field's currency (see moneyFrom). */
-const ISO_CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
-const CURRENCY_SYMBOLS: Record<string, string> = {
-  "€": "EUR",
-  "£": "GBP",
-  "₹": "INR",
-  "₩": "KRW",
-  "₺": "TRY",
-  "₽": "RUB",
-};
 
 /**
  * Converts an extracted raw value (JSON scalar, element text, regex capture) to the field's type.
@@ -88,8 +77,10 @@ function numberFrom(raw: unknown): number | null {
 function moneyFrom(raw: unknown, fieldCurrency: string): TMoney | null {
   if (typeof raw === "number") return Number.isFinite(raw) ? { amount: raw, currency: fieldCurrency } : null;
   if (typeof raw === "string") {
-    const amount = parseNumberText(raw);
-    return amount === null ? null : { amount, currency: currencyIn(raw, fieldCurrency) };
+    // One price reader for fill and scrape (server/lib/parse-price.ts): the currency the text shows,
+    // "$"/"kr"/"¥" resolved against the field's currency, else the field's; a range reads as its lower bound.
+    const money = parseMoneyText(raw, fieldCurrency);
+    return money ? { amount: money.amount, currency: money.currency ?? fieldCurrency } : null;
   }
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
     // JSON shapes seen in the wild: {amount, currency}, {value, currency}, JSON-LD {price, priceCurrency}.
@@ -103,16 +94,6 @@ function moneyFrom(raw: unknown, fieldCurrency: string): TMoney | null {
     return { amount, currency };
   }
   return null;
-}
-
-/** The currency a price text shows, falling back to the field's currency when it shows none. */
-function currencyIn(text: string, fieldCurrency: string): string {
-  for (const [, code] of text.matchAll(/\b([A-Z]{3})\b/g)) if (code && ISO_CURRENCIES.has(code)) return code;
-  for (const [symbol, iso] of Object.entries(CURRENCY_SYMBOLS)) if (text.includes(symbol)) return iso;
-  // "$" is USD, CAD, AUD…; trust the field's currency when it is a dollar, else read it as USD.
-  if (text.includes("$")) return fieldCurrency.endsWith("D") ? fieldCurrency : "USD";
-  if (text.includes("¥")) return fieldCurrency === "CNY" ? "CNY" : "JPY";
-  return fieldCurrency;
 }
 
 function collapse(text: string): string {
