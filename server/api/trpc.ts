@@ -5,9 +5,11 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { getDb, type TDb } from "@/server/db";
+import type { TDefer } from "@/server/defer";
 import { APP_ERROR_CODES, isAppError } from "@/server/errors";
 import { logger, type TLogger } from "@/server/logger";
 import { formatTrpcError } from "./error-formatter";
+import { createRequestDefer } from "./request-defer";
 import { pickRequestId } from "./request-id";
 import { resolveSessionUser, type TSessionUser } from "./session-user";
 
@@ -18,6 +20,8 @@ export type TTrpcContext = {
   log: TLogger;
   requestId: string;
   headers: Headers;
+  /** Background work that outlives the response (Next `after()` in a request, tracked promise outside one). */
+  defer: TDefer;
 };
 
 /** Builds the context for one request (HTTP handler and RSC both call this). */
@@ -25,7 +29,14 @@ export async function createTRPCContext(opts: { headers: Headers }): Promise<TTr
   const requestId = pickRequestId(opts.headers);
   const db = await getDb();
   const user = await resolveSessionUser(db, opts.headers);
-  return { db, user, log: logger.child({ requestId }), requestId, headers: opts.headers };
+  return {
+    db,
+    user,
+    log: logger.child({ requestId }),
+    requestId,
+    headers: opts.headers,
+    defer: createRequestDefer(),
+  };
 }
 
 const t = initTRPC.context<TTrpcContext>().create({

@@ -7,6 +7,8 @@ export type TSourceContext<TEnv = unknown> = {
   env: TEnv;
   /** Contexts produced by earlier sources, by source id (only dependencies are guaranteed present). */
   contexts: Record<string, unknown>;
+  /** A problem worth an error chip that did not stop the source (e.g. showing a stale copy). */
+  reportError: (message: string) => void;
 };
 
 export type TFeedSource<TEnv = unknown> = {
@@ -80,7 +82,11 @@ export class FeedEngine<TEnv = unknown> {
     const contexts: Record<string, unknown> = {};
     const errors: TSourceError[] = [];
     const failed = new Set<string>();
-    const ctxFor = (): TSourceContext<TEnv> => ({ ...input, contexts });
+    const ctxFor = (source: TFeedSource<TEnv>): TSourceContext<TEnv> => ({
+      ...input,
+      contexts,
+      reportError: (message) => errors.push({ sourceId: source.id, message }),
+    });
 
     for (const source of ordered) {
       const badDep = (source.dependencies ?? []).find((d) => failed.has(d));
@@ -91,7 +97,7 @@ export class FeedEngine<TEnv = unknown> {
       }
       if (!source.fetchContext) continue;
       try {
-        contexts[source.id] = await source.fetchContext(ctxFor());
+        contexts[source.id] = await source.fetchContext(ctxFor(source));
       } catch (error) {
         failed.add(source.id);
         errors.push({ sourceId: source.id, message: messageOf(error) });
@@ -99,7 +105,7 @@ export class FeedEngine<TEnv = unknown> {
     }
 
     const runnable = ordered.filter((s) => !failed.has(s.id));
-    const settled = await Promise.allSettled(runnable.map((s) => s.fetchItems(ctxFor())));
+    const settled = await Promise.allSettled(runnable.map((s) => s.fetchItems(ctxFor(s))));
     const items: TFeedItem[] = [];
     settled.forEach((r, i) => {
       const source = runnable[i];

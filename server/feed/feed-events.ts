@@ -11,7 +11,14 @@ import { logger } from "@/server/logger";
  */
 export const FEED_CHANNEL = "bellwether_feed";
 
-export type TFeedEvent = { id: string; userId: string; reason: "enhanced" | "changed" | "settings" };
+export type TFeedEvent = { id: string; userId: string; reason: "enhanced" | "changed" | "settings" | "calendar" };
+
+/**
+ * A page subscribes at the same moment it loads the feed, and background work started by that load
+ * (calendar refetch, enhancement) may finish before the subscription is attached. A fresh subscription
+ * therefore replays the user's latest event if it is this recent: at worst one extra reload.
+ */
+export const FRESH_SUBSCRIBER_REPLAY_MS = 30_000;
 
 type TState = {
   emitter: EventEmitter;
@@ -86,7 +93,8 @@ function ensureListening(): void {
 
 /**
  * Yields this user's feed events until `signal` aborts. With `lastEventId` (a reconnect), an event
- * newer than it that happened while disconnected is replayed first.
+ * newer than it that happened while disconnected is replayed first; without one (a page that just
+ * loaded), an event from the last FRESH_SUBSCRIBER_REPLAY_MS is.
  */
 export async function* feedEvents(userId: string, opts: { lastEventId?: string | null; signal?: AbortSignal }) {
   ensureListening();
@@ -102,7 +110,10 @@ export async function* feedEvents(userId: string, opts: { lastEventId?: string |
   opts.signal?.addEventListener("abort", onAbort);
   try {
     const missed = state.latest.get(userId);
-    if (opts.lastEventId && missed && Number(missed.id) > Number(opts.lastEventId)) yield missed;
+    const replay = opts.lastEventId
+      ? missed && Number(missed.id) > Number(opts.lastEventId)
+      : missed && Number(missed.id) >= Date.now() - FRESH_SUBSCRIBER_REPLAY_MS;
+    if (missed && replay) yield missed;
     while (!opts.signal?.aborted) {
       const next = queue.shift();
       if (next) {

@@ -1,5 +1,6 @@
 import { capabilityConfigFromEnv } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
+import { detachedDefer, type TDefer } from "@/server/defer";
 import {
   getCachedEnhancement,
   requestEnhancement,
@@ -8,6 +9,7 @@ import {
 import { getEnv } from "@/server/env";
 import { logger } from "@/server/logger";
 import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
+import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 import { validateFeedSpec } from "./catalog";
 import { FeedEngine } from "./feed-engine";
 import type { TFeed, TFeedItem } from "./feed-item";
@@ -25,6 +27,14 @@ export type TGetFeedOptions = {
   /** Start the background enhancement (default true). `onEnhanced` sees its outcome (tests). */
   enhance?: boolean;
   onEnhanced?: (outcome: TEnhanceOutcome) => void;
+  /**
+   * Runs background work that must outlive this call (enhancement, calendar refetch). The API layer
+   * passes one built on Next's `after()`; the default runs it detached and tracked (server/defer.ts).
+   */
+  defer?: TDefer;
+  /** Refetch the calendar even if the cached copy is fresh (the Refresh button). */
+  refreshCalendar?: boolean;
+  onCalendarRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
 };
 
 /** Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). */
@@ -39,29 +49,44 @@ function checkSpecs(items: TFeedItem[]): TFeedItem[] {
 }
 
 /**
- * Fast path: sources → post-processors → merge the LAST cached enhancement → return. The slow path
- * (model call) starts in the background when the input changed and pushes a feed event when done.
+ * Fast path: sources → post-processors → merge the LAST cached enhancement → return. Nothing here waits
+ * on a remote host but the weather; the calendar is read from its cache. The slow path (model call,
+ * calendar refetch) is handed to `defer` and pushes a feed event when done.
  */
 export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {}): Promise<TFeed> {
   const now = opts.now ?? new Date();
   const env = getEnv();
+  const defer = opts.defer ?? detachedDefer;
   if (opts.touch) await touchLastActive(db, userId, now);
   const settings = await getUserSettings(db, userId);
   const engine = new FeedEngine()
     .register(trackersSource(db))
     .register(locationSource(settings))
     .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
-    .register(calendarSource(settings.calendarUrl, capabilityConfigFromEnv(env).fetch));
+    .register(
+      calendarSource({
+        db,
+        calendarUrl: settings.calendarUrl,
+        timezone: settings.timezone,
+        fetchConfig: capabilityConfigFromEnv(env).fetch,
+        defer,
+        force: opts.refreshCalendar,
+        onRefreshed: opts.onCalendarRefreshed,
+      }),
+    );
   const { items: raw, errors } = await engine.run({ userId, now, env: undefined });
   const processed = checkSpecs(postProcess(raw, { now, memoryWords: memoryWords(settings.memory) }));
   const cached = await getCachedEnhancement(db, userId);
   const items = mergeEnhancement(processed, cached.result, now);
 
   if (opts.enhance !== false) {
-    void requestEnhancement(db, userId, processed, settings.memory, {
-      now,
-      debounceMs: env.FEED_ENHANCE_DEBOUNCE_MS,
-    }).then((outcome) => opts.onEnhanced?.(outcome));
+    defer(async () => {
+      const outcome = await requestEnhancement(db, userId, processed, settings.memory, {
+        now,
+        debounceMs: env.FEED_ENHANCE_DEBOUNCE_MS,
+      });
+      opts.onEnhanced?.(outcome);
+    });
   }
   return {
     items,

@@ -4,10 +4,10 @@ import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { appRouter } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
 import { createApiToken } from "@/server/api-tokens";
-import { createLogger } from "@/server/logger";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
+import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
  * REST (/api/v1) and tRPC validate with the same contracts and map errors through the same table, so the same
@@ -133,13 +133,7 @@ async function viaTrpc(c: TCase["trpc"]) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: () => ({
-      db: db.db,
-      user: me,
-      log: createLogger({}, () => {}),
-      requestId: "parity",
-      headers: new Headers(),
-    }),
+    createContext: () => testTrpcContext(db.db, me),
   });
   const body = (await res.json()) as { error?: { json: { data: { appCode: string } } } };
   return { status: res.status, code: body.error?.json.data.appCode };

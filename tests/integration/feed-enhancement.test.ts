@@ -1,10 +1,17 @@
 import fs from "node:fs";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import superjson, { type SuperJSONResult } from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getModel } from "@/server/ai";
+import { getModel, setModelOverrideForTests, type TLanguageModel } from "@/server/ai";
+import { createRequestDefer } from "@/server/api/request-defer";
+import { appRouter } from "@/server/api/root";
+import { pendingDeferred, settleDeferred } from "@/server/defer";
 import { requestEnhancement } from "@/server/enhancement/enhancement-manager";
 import { resetEnvForTests } from "@/server/env";
 import { feedEvents } from "@/server/feed/feed-events";
+import type { TFeed } from "@/server/feed/feed-item";
 import { getFeed } from "@/server/feed/get-feed";
+import { createLogger } from "@/server/logger";
 import { touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
@@ -216,6 +223,7 @@ describe("feed: location → weather and calendar against local fixtures", () =>
     let feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
     expect(feed.items.some((i) => i.type === "weather-current")).toBe(false);
     expect(site.hits("/v1/forecast")).toBe(0);
+    expect(feed.items.some((i) => i.sourceId === "calendar")).toBe(false); // no calendar configured
 
     await updateUserSettings(t.db, userId, {
       locationName: "London",
@@ -225,6 +233,11 @@ describe("feed: location → weather and calendar against local fixtures", () =>
       calendarUrl: site.urlFor("/cal.ics"),
       memory: "",
     });
+    feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.errors).toEqual([]);
+    // The calendar is fetched after the load, into its cache; the first load says it is loading.
+    expect(feed.items.filter((i) => i.sourceId === "calendar").map((i) => i.type)).toEqual(["calendar-loading"]);
+    await settleDeferred();
     feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
     expect(feed.errors).toEqual([]);
     const weather = feed.items.find((i) => i.type === "weather-current");
@@ -243,13 +256,107 @@ describe("feed: location → weather and calendar against local fixtures", () =>
   it("a failing weather service and a broken calendar become source errors; trackers still show", async () => {
     site.setPage("/v1/forecast", { status: 503, body: "down" });
     site.setPage("/cal.ics", { body: "<html>not a calendar</html>" });
+    await getFeed(t.db, userId, { now: NOW, enhance: false, refreshCalendar: true });
+    await settleDeferred();
     const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
     expect(feed.errors).toEqual(
       expect.arrayContaining([
         { sourceId: "weather", message: "Weather service answered HTTP 503." },
-        { sourceId: "calendar", message: "The calendar URL did not return an iCalendar (.ics) file." },
+        {
+          sourceId: "calendar",
+          message:
+            "The calendar URL did not return an iCalendar (.ics) file. Showing the copy from 2026-11-29 15:00 UTC.",
+        },
       ]),
     );
     expect(feed.items.some((i) => i.id === changeItemId)).toBe(true);
+    // The last good copy stays on screen next to the error.
+    expect(feed.items.filter((i) => i.type === "calendar-event").map((i) => i.data.title)).toEqual([
+      "Dinner at The Ivy",
+    ]);
+  });
+});
+
+describe("background work outlives the response (defer)", () => {
+  afterAll(() => setModelOverrideForTests("enhancer", undefined));
+
+  it("feed.get through the real tRPC fetch handler answers first; enhancement and calendar refetch finish after", async () => {
+    // Relative to the real clock: the router does not take `now`.
+    const start = new Date(Date.now() + 3 * 3_600_000);
+    const stamp = (d: Date) =>
+      d
+        .toISOString()
+        .replace(/[-:]/g, "")
+        .replace(/\.\d{3}/, "");
+    site.setPage("/v1/forecast", { status: 503, body: "down" });
+    site.setPage("/later.ics", {
+      contentType: "text/calendar",
+      body: `BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:deferred-dinner\r\nSUMMARY:Deferred dinner\r\nDTSTART:${stamp(start)}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`,
+    });
+    await updateUserSettings(t.db, userId, {
+      locationName: null,
+      latitude: null,
+      longitude: null,
+      timezone: null,
+      calendarUrl: site.urlFor("/later.ics"),
+      memory: "Deferred-work test notes.",
+    });
+    model.setRecordings([
+      {
+        name: "enhance-later",
+        match: { schemaName: "feed_enhancement" },
+        response: {
+          latencyMs: 300,
+          json: {
+            slotFills: [{ itemId: changeItemId, slot: "why", text: "Filled after the response." }],
+            syntheticItems: [],
+            suppress: [],
+            rankingHints: [],
+          },
+        },
+      },
+    ]);
+    setModelOverrideForTests("enhancer", fixtureModel(model.url) as TLanguageModel);
+    const callsBefore = (await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).modelCalls;
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const listening = (async () => {
+      const lastEventId = String(Number.MAX_SAFE_INTEGER); // only events from now on
+      for await (const e of feedEvents(userId, { signal: controller.signal, lastEventId })) seen.push(e.reason);
+    })();
+
+    const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
+    const res = await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: new Request("http://127.0.0.1/api/trpc/feed.get"),
+      router: appRouter,
+      createContext: () => ({
+        db: t.db,
+        user,
+        log: createLogger({}, () => {}),
+        requestId: "deferred-test",
+        headers: new Headers(),
+        defer: createRequestDefer(),
+      }),
+    });
+    const body = (await res.json()) as { result: { data: SuperJSONResult } };
+    const feed = superjson.deserialize<TFeed>(body.result.data);
+
+    // The whole response is in hand, and the background work has not finished.
+    expect(res.status).toBe(200);
+    expect(feed.items.filter((i) => i.sourceId === "calendar").map((i) => i.type)).toEqual(["calendar-loading"]);
+    expect(feed.items.find((i) => i.id === changeItemId)?.slots?.why?.content).not.toBe("Filled after the response.");
+    expect(pendingDeferred()).toBeGreaterThan(0);
+    expect((await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).modelCalls).toBe(callsBefore);
+    expect(seen).toEqual([]);
+
+    await settleDeferred();
+    controller.abort();
+    await listening;
+    expect(seen.sort()).toEqual(["calendar", "enhanced"]);
+    expect((await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).modelCalls).toBe(callsBefore + 1);
+    const after = await getFeed(t.db, userId, { enhance: false });
+    expect(after.items.find((i) => i.id === changeItemId)?.slots?.why?.content).toBe("Filled after the response.");
+    expect(after.items.find((i) => i.id === "event:deferred-dinner")?.data.title).toBe("Deferred dinner");
   });
 });

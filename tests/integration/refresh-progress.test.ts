@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
+import { detachedDefer } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import { refreshTracker, type TRefreshOptions, type TRunStep, type TRunStepEvent } from "@/server/intelligence/refresh";
 import { createLogger } from "@/server/logger";
@@ -141,7 +142,14 @@ describe("refreshTracker onStep", () => {
 
 describe("streamed refresh (tracker.refreshProgress)", () => {
   const caller = (user: TSessionUser) =>
-    createCaller({ db: db.db, user, log: createLogger({}, () => {}), requestId: "t", headers: new Headers() });
+    createCaller({
+      db: db.db,
+      user,
+      log: createLogger({}, () => {}),
+      requestId: "t",
+      headers: new Headers(),
+      defer: detachedDefer,
+    });
 
   async function collect(stream: AsyncIterable<TRefreshProgressEvent>): Promise<TRefreshProgressEvent[]> {
     const out: TRefreshProgressEvent[] = [];
@@ -201,6 +209,7 @@ describe("tracker.timeline date range", () => {
       log: createLogger({}, () => {}),
       requestId: "t",
       headers: new Headers(),
+      defer: detachedDefer,
     });
     const all = await api.tracker.timeline({ trackerId });
     expect(all.items).toHaveLength(2);

@@ -62,7 +62,13 @@ async function failRefreshes(trackerId: string, times: number) {
 }
 
 async function feedFailingIds(userId: string): Promise<string[]> {
-  const items = await trackersSource(db.db).fetchItems({ userId, now: new Date(), env: undefined, contexts: {} });
+  const items = await trackersSource(db.db).fetchItems({
+    userId,
+    now: new Date(),
+    env: undefined,
+    contexts: {},
+    reportError: () => {},
+  });
   return items.filter((i) => i.type === "tracker-failing").map((i) => String(i.data.trackerId));
 }
 

@@ -5,10 +5,10 @@ import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { appRouter } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
 import { createApiToken } from "@/server/api-tokens";
-import { createLogger } from "@/server/logger";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
+import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
  * Impossible calendar dates in the timeline's window (from=2026-02-31) are a clear 400 on both surfaces,
@@ -47,13 +47,7 @@ async function trpcTimeline(window: Record<string, unknown>) {
     endpoint: "/api/trpc",
     req: new Request(`http://localhost/api/trpc/tracker.timeline?input=${input}`),
     router: appRouter,
-    createContext: () => ({
-      db: db.db,
-      user: me,
-      log: createLogger({}, () => {}),
-      requestId: "dates",
-      headers: new Headers(),
-    }),
+    createContext: () => testTrpcContext(db.db, me),
   });
   const body = (await res.json()) as {
     result?: { data: { json: { items: unknown[] } } };

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
+import { detachedDefer } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import { createLogger } from "@/server/logger";
 import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
@@ -24,7 +25,14 @@ let me: TSessionUser;
 let stranger: TSessionUser;
 
 const caller = (user: TSessionUser) =>
-  createCaller({ db: db.db, user, log: createLogger({}, () => {}), requestId: "t", headers: new Headers() });
+  createCaller({
+    db: db.db,
+    user,
+    log: createLogger({}, () => {}),
+    requestId: "t",
+    headers: new Headers(),
+    defer: detachedDefer,
+  });
 
 beforeAll(async () => {
   db = await createTestDb();

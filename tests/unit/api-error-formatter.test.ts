@@ -5,6 +5,7 @@ import { z } from "zod";
 import { formatTrpcError } from "../../server/api/error-formatter";
 import { createTRPCRouter, publicProcedure, type TTrpcContext } from "../../server/api/trpc";
 import type { TDb } from "../../server/db";
+import { detachedDefer } from "../../server/defer";
 import { resetEnvForTests } from "../../server/env";
 import { AppError } from "../../server/errors";
 import { createLogger } from "../../server/logger";
@@ -39,6 +40,7 @@ function makeContext(): TTrpcContext {
     log: createLogger({ requestId: "req-123" }, (line) => logLines.push(line)),
     requestId: "req-123",
     headers: new Headers(),
+    defer: detachedDefer,
   };
 }
 

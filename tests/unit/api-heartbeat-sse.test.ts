@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppRouter, appRouter } from "../../server/api/root";
 import type { TTrpcContext } from "../../server/api/trpc";
 import type { TDb } from "../../server/db";
+import { detachedDefer } from "../../server/defer";
 import { createLogger } from "../../server/logger";
 import { heartbeats } from "../../server/system/heartbeat";
 
@@ -20,6 +21,7 @@ const server = createHTTPServer({
     log: createLogger({}, () => {}),
     requestId: "sse-test",
     headers: new Headers(),
+    defer: detachedDefer,
   }),
 });
 let url = "";

@@ -4,6 +4,7 @@ import { createCaller } from "../../server/api/root";
 import type { TSessionUser } from "../../server/api/session-user";
 import { createCallerFactory, createTRPCRouter, publicProcedure, type TTrpcContext } from "../../server/api/trpc";
 import type { TDb } from "../../server/db";
+import { detachedDefer } from "../../server/defer";
 import { resetEnvForTests } from "../../server/env";
 import { AppError } from "../../server/errors";
 import { createLogger } from "../../server/logger";
@@ -15,6 +16,7 @@ function makeContext(user: TSessionUser | null): TTrpcContext {
     log: createLogger({}, () => {}),
     requestId: "test",
     headers: new Headers(),
+    defer: detachedDefer,
   };
 }
 

@@ -86,4 +86,22 @@ describe("FeedEngine", () => {
     );
     expect(result.errors).toHaveLength(3);
   });
+
+  it("a source can report a problem and still return items (e.g. a stale calendar copy)", async () => {
+    const engine = new FeedEngine()
+      .register(
+        source("calendar", [], [], {
+          fetchItems: async ({ reportError }) => {
+            reportError("Could not refresh; showing the copy from 10:00.");
+            return [item("event-1")];
+          },
+        }),
+      )
+      .register(source("trackers"));
+    const result = await engine.run({ userId: "u", now, env: undefined });
+    expect(result.items.map((i) => i.id).sort()).toEqual(["event-1", "trackers-1"]);
+    expect(result.errors).toEqual([
+      { sourceId: "calendar", message: "Could not refresh; showing the copy from 10:00." },
+    ]);
+  });
 });

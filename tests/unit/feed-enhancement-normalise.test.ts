@@ -3,7 +3,6 @@ import { buildHarnessInput, hashHarnessInput } from "@/server/enhancement/build-
 import { normaliseEnhancement } from "@/server/enhancement/normalise-enhancement";
 import { validateFeedSpec } from "@/server/feed/catalog";
 import type { TFeedItem } from "@/server/feed/feed-item";
-import { parseIcs } from "@/server/feed/sources/parse-ics";
 
 const now = new Date("2026-11-29T15:00:00Z");
 const items: TFeedItem[] = [
@@ -80,37 +79,5 @@ describe("enhancement input and output", () => {
     expect(
       validateFeedSpec({ root: "r", elements: { r: { type: "Slot", props: { name: "why" }, children: [] } } }).ok,
     ).toBe(true);
-  });
-});
-
-describe("parseIcs", () => {
-  it("reads folded lines, UTC, floating and all-day dates, escapes", () => {
-    const ics = [
-      "BEGIN:VCALENDAR",
-      "BEGIN:VEVENT",
-      "UID:1@x",
-      "SUMMARY:Dinner at The Ivy\\, West St",
-      "DTSTART:20261129T190000Z",
-      "DTEND:20261129T210000Z",
-      "LOCATION:The Ivy",
-      "  London",
-      "END:VEVENT",
-      "BEGIN:VEVENT",
-      "UID:2@x",
-      "SUMMARY:Holiday",
-      "DTSTART;VALUE=DATE:20261201",
-      "END:VEVENT",
-      "END:VCALENDAR",
-    ].join("\r\n");
-    const events = parseIcs(ics);
-    expect(events).toHaveLength(2);
-    expect(events[0]).toMatchObject({
-      uid: "1@x",
-      summary: "Dinner at The Ivy, West St",
-      location: "The Ivy London",
-      allDay: false,
-    });
-    expect(events[0]?.start.toISOString()).toBe("2026-11-29T19:00:00.000Z");
-    expect(events[1]).toMatchObject({ uid: "2@x", allDay: true });
   });
 });

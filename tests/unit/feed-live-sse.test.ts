@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppRouter, appRouter } from "@/server/api/root";
 import type { TTrpcContext } from "@/server/api/trpc";
 import type { TDb } from "@/server/db";
+import { detachedDefer } from "@/server/defer";
 import { notifyFeedChanged } from "@/server/feed/feed-events";
 import { createLogger } from "@/server/logger";
 
@@ -20,6 +21,7 @@ const server = createHTTPServer({
     log: createLogger({}, () => {}),
     requestId: "feed-sse-test",
     headers: new Headers(),
+    defer: detachedDefer,
   }),
 });
 let url = "";

@@ -14,11 +14,16 @@ export const ZFeedLiveInputSchema = z
   .optional();
 
 export const feedRouter = createTRPCRouter({
-  /** The feed as the page shows it: fast path + last cached enhancement; starts enhancement in the background. */
-  get: protectedProcedure.query(({ ctx }) => getFeed(ctx.db, ctx.user.id, { touch: true })),
+  /**
+   * The feed as the page shows it: fast path + last cached enhancement + cached calendar; enhancement and
+   * a due calendar refetch run after the response (ctx.defer).
+   */
+  get: protectedProcedure.query(({ ctx }) => getFeed(ctx.db, ctx.user.id, { touch: true, defer: ctx.defer })),
 
-  /** "Refresh" button: same as get, as a mutation so it is never served from a cache. */
-  refresh: protectedProcedure.mutation(({ ctx }) => getFeed(ctx.db, ctx.user.id, { touch: true })),
+  /** "Refresh" button: same as get, as a mutation so it is never served from a cache; refetches the calendar too. */
+  refresh: protectedProcedure.mutation(({ ctx }) =>
+    getFeed(ctx.db, ctx.user.id, { touch: true, defer: ctx.defer, refreshCalendar: true }),
+  ),
 
   /** Pushes "your feed changed" (enhancement finished, tracker change) over SSE; resumable by event id. */
   live: protectedProcedure.input(ZFeedLiveInputSchema).subscription(async function* ({ ctx, input, signal }) {

@@ -36,12 +36,21 @@ export type TFetchResponse = {
   charset: string;
   text: string;
   redirects: string[];
+  /** Cache validators of the final response, for a later conditional request. */
+  etag: string | null;
+  lastModified: string | null;
 };
 
 export type TSafeFetchOptions = {
   signal?: AbortSignal;
   stats?: TFetchStats;
   accept?: string;
+  /**
+   * Conditional GET: sent as If-None-Match / If-Modified-Since on every hop. A 304 answer then returns
+   * `status: 304` with an empty body instead of failing.
+   */
+  ifNoneMatch?: string | null;
+  ifModifiedSince?: string | null;
   /** Called with the media type ("" if absent) before the body is read; return a reason to refuse. */
   checkContentType?: (mime: string) => string | undefined;
 };
@@ -232,6 +241,7 @@ export async function safeFetch(
         agent: url.protocol === "https:" ? pool.https : pool.http,
         signal: controller.signal,
         accept: options.accept,
+        conditional: conditionalHeaders(options),
         onSent: () => {
           stats.requests++;
         },
@@ -282,6 +292,23 @@ export async function safeFetch(
         res.destroy(); // don't download an error page we will not read
         throw httpError(status, res.statusMessage || STATUS_CODES[status] || "", url.href);
       }
+      const validators = {
+        etag: headerValue(res.headers.etag),
+        lastModified: headerValue(res.headers["last-modified"]),
+      };
+      if (status === 304 && (options.ifNoneMatch || options.ifModifiedSince)) {
+        res.resume();
+        return {
+          requestedUrl,
+          finalUrl: url.href,
+          status,
+          contentType: "",
+          charset: "utf-8",
+          text: "",
+          redirects,
+          ...validators,
+        };
+      }
       if (status < 200 || status >= 300) {
         res.destroy();
         throw new CapabilityFailure(
@@ -319,12 +346,25 @@ export async function safeFetch(
         charset,
         text: decodeBody(body, charset),
         redirects,
+        ...validators,
       };
     }
   } finally {
     clearTimeout(totalTimer);
     options.signal?.removeEventListener("abort", onCallerAbort);
   }
+}
+
+function headerValue(v: string | string[] | undefined): string | null {
+  const first = Array.isArray(v) ? v[0] : v;
+  return first ? first.slice(0, 500) : null;
+}
+
+function conditionalHeaders(options: TSafeFetchOptions): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (options.ifNoneMatch) out["if-none-match"] = options.ifNoneMatch;
+  if (options.ifModifiedSince) out["if-modified-since"] = options.ifModifiedSince;
+  return out;
 }
 
 function stripHash(url: URL): string {
@@ -338,6 +378,7 @@ type TSendOptions = {
   agent: http.Agent;
   signal: AbortSignal;
   accept: string | undefined;
+  conditional: Record<string, string>;
   onSent: () => void;
   abortFailure: () => CapabilityFailure;
   isAborted: () => boolean;
@@ -358,6 +399,7 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
         accept: o.accept ?? "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.1",
         "accept-encoding": "gzip, deflate, br",
         "accept-language": "en-US,en;q=0.8",
+        ...o.conditional,
       },
     });
     const headersTimer = setTimeout(() => {

@@ -1,78 +1,167 @@
+import { createHash } from "node:crypto";
 import type { TFetchConfig } from "@/server/capabilities/config";
-import { safeFetch } from "@/server/capabilities/web-scrape/safe-fetch";
+import type { TDb } from "@/server/db";
+import type { TDefer } from "@/server/defer";
+import {
+  CALENDAR_STALE_LIMIT_MS,
+  isCalendarRefreshDue,
+  readCalendarCache,
+  scheduleCalendarRefresh,
+  type TCalendarRefreshOutcome,
+} from "../calendar/calendar-cache";
+import { resolveOccurrenceTime, type TCalendarOccurrence } from "../calendar/parse-calendar";
 import { buildSpec } from "../catalog";
 import type { TFeedSource } from "../feed-engine";
 import type { TFeedItem } from "../feed-item";
-import { parseIcs } from "./parse-ics";
 
 const WINDOW_DAYS = 7;
 const MAX_EVENTS = 10;
 
-/** Upcoming events (next 7 days) from the ICS URL in settings, fetched with the SSRF-guarded fetch. */
-export function calendarSource(calendarUrl: string | null, fetchConfig: TFetchConfig): TFeedSource {
+export type TCalendarSourceOptions = {
+  db: TDb;
+  calendarUrl: string | null;
+  /** The user's time zone (Settings): floating times and all-day dates are read in it; UTC when unset. */
+  timezone: string | null;
+  fetchConfig: TFetchConfig;
+  /** Where a due refetch runs: after the response (see server/defer.ts). */
+  defer: TDefer;
+  /** Refetch even if the cached copy is fresh (the Refresh button). */
+  force?: boolean;
+  /** Tests: the outcome of a refetch this load scheduled. */
+  onRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
+};
+
+const utcStamp = (d: Date) => `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const dayLabel = (date: Date) =>
+  new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" }).format(date);
+
+function itemId(o: TCalendarOccurrence): string {
+  const base = `event:${o.uid.length > 120 ? createHash("sha256").update(o.uid).digest("hex").slice(0, 32) : o.uid}`;
+  return o.recurrenceId ? `${base}@${o.recurrenceId}` : base;
+}
+
+function loadingItem(now: Date): TFeedItem {
+  return {
+    id: "calendar:loading",
+    sourceId: "calendar",
+    type: "calendar-loading",
+    timestamp: now,
+    data: { state: "loading" },
+    signals: { urgency: 0.1, timeRelevance: "ambient" },
+    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
+      { key: "title", type: "Heading", props: { text: "Calendar" } },
+      {
+        key: "body",
+        type: "Text",
+        props: { text: "Loading your calendar… events appear here shortly.", tone: "muted" },
+      },
+    ]),
+  };
+}
+
+function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null, now: Date): TFeedItem {
+  const hoursAway = (start.getTime() - now.getTime()) / 3_600_000;
+  // EventRow shows a time; an all-day event shows its day instead.
+  const row = o.allDay
+    ? [
+        { key: "title", type: "Heading", props: { text: o.summary } },
+        {
+          key: "when",
+          type: "Text",
+          props: {
+            text: `All day · ${dayLabel(new Date(`${o.start}T00:00:00Z`))}${o.location ? ` · ${o.location}` : ""}`,
+            tone: "muted",
+          },
+        },
+      ]
+    : [
+        {
+          key: "event",
+          type: "EventRow",
+          props: {
+            title: o.summary,
+            start: start.toISOString(),
+            end: end?.toISOString() ?? null,
+            location: o.location,
+          },
+        },
+      ];
+  return {
+    id: itemId(o),
+    sourceId: "calendar",
+    type: "calendar-event",
+    timestamp: start,
+    data: {
+      title: o.summary,
+      start: start.toISOString(),
+      end: end?.toISOString() ?? null,
+      location: o.location,
+      allDay: o.allDay,
+      ...(o.recurrenceId ? { recurring: true } : {}),
+    },
+    signals: {
+      urgency: hoursAway <= 2 && !o.allDay ? 0.7 : 0.4,
+      timeRelevance: hoursAway <= 2 ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient",
+    },
+    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
+      ...row,
+      { key: "logistics", type: "Slot", props: { name: "logistics" } },
+      { key: "weather", type: "Slot", props: { name: "weather" } },
+    ]),
+    slots: {
+      logistics: {
+        description: "Travel time, what to bring or prepare for this event (one sentence)",
+        content: null,
+      },
+      weather: {
+        description: "Weather conditions relevant to this event's time and place (one sentence)",
+        content: null,
+      },
+    },
+  };
+}
+
+/**
+ * Upcoming events (next 7 days) from the ICS URL in Settings — read from the calendar cache only, so a
+ * slow or broken calendar host never slows the feed (DESIGN §6 fast path). A missing or due copy
+ * schedules a background refetch through `defer`; its result reaches open pages as a feed event.
+ * First load: a "loading" card. A failed refetch: its error chip, next to the last good copy for a day.
+ */
+export function calendarSource(opts: TCalendarSourceOptions): TFeedSource {
   return {
     id: "calendar",
-    async fetchItems({ now }) {
-      if (!calendarUrl) return [];
-      let text: string;
-      try {
-        const res = await safeFetch(calendarUrl, fetchConfig, { accept: "text/calendar, text/plain;q=0.8, */*;q=0.5" });
-        if (res.status >= 400) throw new Error(`The calendar URL answered HTTP ${res.status}.`);
-        text = res.text;
-      } catch (error) {
-        throw new Error(error instanceof Error ? `Calendar: ${error.message}` : "Could not fetch the calendar.");
+    async fetchItems({ userId, now, reportError }) {
+      const url = opts.calendarUrl;
+      if (!url) return [];
+      const cached = await readCalendarCache(opts.db, userId, url);
+      if (isCalendarRefreshDue(cached, now, opts.force)) {
+        scheduleCalendarRefresh(
+          opts.db,
+          { userId, url, now, fetchConfig: opts.fetchConfig, force: opts.force },
+          opts.defer,
+          opts.onRefreshed,
+        );
       }
-      if (!text.includes("BEGIN:VCALENDAR"))
-        throw new Error("The calendar URL did not return an iCalendar (.ics) file.");
+      if (!cached || (!cached.occurrences && !cached.error)) return [loadingItem(now)];
+      if (cached.error) {
+        const fresh = cached.fetchedAt && now.getTime() - cached.fetchedAt.getTime() <= CALENDAR_STALE_LIMIT_MS;
+        if (!cached.occurrences || !fresh || !cached.fetchedAt) throw new Error(cached.error);
+        reportError(`${cached.error} Showing the copy from ${utcStamp(cached.fetchedAt)}.`);
+      }
       const horizon = now.getTime() + WINDOW_DAYS * 86_400_000;
-      const upcoming = parseIcs(text)
-        .filter((e) => (e.end ?? e.start).getTime() >= now.getTime() && e.start.getTime() <= horizon)
+      return (cached.occurrences ?? [])
+        .map((o) => {
+          const start = resolveOccurrenceTime(o.start, opts.timezone);
+          const end = o.end ? resolveOccurrenceTime(o.end, opts.timezone) : null;
+          return { o, start, end };
+        })
+        .filter(
+          ({ start, end }) =>
+            !Number.isNaN(start.getTime()) && (end ?? start).getTime() >= now.getTime() && start.getTime() <= horizon,
+        )
         .sort((a, b) => a.start.getTime() - b.start.getTime())
-        .slice(0, MAX_EVENTS);
-      return upcoming.map((e): TFeedItem => {
-        const hoursAway = (e.start.getTime() - now.getTime()) / 3_600_000;
-        return {
-          id: `event:${e.uid}`.slice(0, 200),
-          sourceId: "calendar",
-          type: "calendar-event",
-          timestamp: e.start,
-          data: {
-            title: e.summary,
-            start: e.start.toISOString(),
-            end: e.end?.toISOString() ?? null,
-            location: e.location,
-            allDay: e.allDay,
-          },
-          signals: {
-            urgency: hoursAway <= 2 ? 0.7 : 0.4,
-            timeRelevance: hoursAway <= 2 ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient",
-          },
-          ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-            {
-              key: "event",
-              type: "EventRow",
-              props: {
-                title: e.summary,
-                start: e.start.toISOString(),
-                end: e.end?.toISOString() ?? null,
-                location: e.location,
-              },
-            },
-            { key: "logistics", type: "Slot", props: { name: "logistics" } },
-            { key: "weather", type: "Slot", props: { name: "weather" } },
-          ]),
-          slots: {
-            logistics: {
-              description: "Travel time, what to bring or prepare for this event (one sentence)",
-              content: null,
-            },
-            weather: {
-              description: "Weather conditions relevant to this event's time and place (one sentence)",
-              content: null,
-            },
-          },
-        };
-      });
+        .slice(0, MAX_EVENTS)
+        .map(({ o, start, end }) => eventItem(o, start, end, now));
     },
   };
 }
