@@ -17,6 +17,8 @@ export const APP_ERROR_CODES = {
   UPSTREAM_FAILED: { trpc: "BAD_GATEWAY", http: 502 },
   UPSTREAM_TIMEOUT: { trpc: "GATEWAY_TIMEOUT", http: 504 },
   NOT_CONFIGURED: { trpc: "PRECONDITION_FAILED", http: 412 },
+  /** A feature this deployment has switched off (e.g. the cron route without CRON_SECRET). */
+  UNAVAILABLE: { trpc: "SERVICE_UNAVAILABLE", http: 503 },
   INTERNAL: { trpc: "INTERNAL_SERVER_ERROR", http: 500 },
 } as const;
 

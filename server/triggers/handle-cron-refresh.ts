@@ -1,7 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { getDb, type TDb } from "../db";
 import { getEnv } from "../env";
+import { AppError, toHttpError } from "../errors";
 import type { TRefreshOptions } from "../intelligence/refresh";
+import { shutdownSignal } from "../lifecycle/in-flight-work";
 import { logger } from "../logger";
 import { runDueRefreshes } from "./run-due-refreshes";
 
@@ -33,34 +35,29 @@ function sameSecret(given: string, expected: string): boolean {
 export async function handleCronRefresh(request: Request, deps: TCronDeps = {}): Promise<Response> {
   const env = getEnv();
   const secret = "secret" in deps ? deps.secret : env.CRON_SECRET;
-  if (!secret) {
-    return reply(
-      {
-        error: {
-          code: "NOT_CONFIGURED",
-          message: "Scheduled refresh is disabled: set CRON_SECRET (and send it as `Authorization: Bearer <secret>`).",
-        },
-      },
-      503,
-    );
-  }
-  const match = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i);
-  if (!match?.[1] || !sameSecret(match[1], secret)) {
-    return reply(
-      { error: { code: "UNAUTHORIZED", message: "Missing or wrong `Authorization: Bearer <CRON_SECRET>`." } },
-      401,
-    );
-  }
   try {
+    if (!secret) {
+      throw new AppError(
+        "UNAVAILABLE",
+        "Scheduled refresh is disabled: set CRON_SECRET (and send it as `Authorization: Bearer <secret>`).",
+      );
+    }
+    const match = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i);
+    if (!match?.[1] || !sameSecret(match[1], secret)) {
+      throw new AppError("UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <CRON_SECRET>`.");
+    }
     const summary = await runDueRefreshes(deps.db ?? (await getDb()), {
       trigger: "cron",
       budgetMs: deps.budgetMs ?? env.REFRESH_BUDGET_MS,
       concurrency: deps.concurrency ?? env.REFRESH_CONCURRENCY,
+      // A graceful shutdown stops the pass from starting more refreshes (those in flight finish).
+      signal: shutdownSignal(),
       ...(deps.refreshOptions ? { refreshOptions: deps.refreshOptions } : {}),
     });
     return reply({ ok: true, ...summary }, 200);
   } catch (error) {
-    logger.error("cron refresh failed", { error });
-    return reply({ error: { code: "INTERNAL", message: "The scheduled refresh failed; it has been logged." } }, 500);
+    const { status, body } = toHttpError(error);
+    if (status >= 500 && status !== 503) logger.error("cron refresh failed", { error });
+    return reply(body, status);
   }
 }
