@@ -3,7 +3,7 @@
 import { JSONUIProvider, Renderer } from "@json-render/react";
 import { Component, type ReactNode } from "react";
 import { LocalTime } from "@/components/format/local-time";
-import type { TFeedItem } from "@/server/feed/feed-item";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { feedRegistry, SlotsContext } from "./feed-registry";
 
 /** If a spec still breaks at render time, the card degrades to the plain version instead of the page. */

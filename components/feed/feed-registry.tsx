@@ -3,8 +3,8 @@
 import { defineRegistry } from "@json-render/react";
 import { createContext, useContext } from "react";
 import { LocalTime } from "@/components/format/local-time";
-import { feedCatalog } from "@/server/feed/catalog";
-import type { TFeedSlot } from "@/server/feed/feed-item";
+import { feedCatalog } from "@/contracts/feed-catalog";
+import type { TFeedSlot } from "@/contracts/feed-item";
 
 /** The card's slots; the `Slot` element reads its text from here. */
 export const SlotsContext = createContext<Record<string, TFeedSlot> | undefined>(undefined);

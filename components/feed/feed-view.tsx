@@ -6,7 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
-import type { TFeedItem } from "@/server/feed/feed-item";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { FeedCard } from "./feed-card";
 
 const SOURCE_NAMES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { TFeedItem } from "@/server/feed/feed-item";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { canonicalJson } from "@/server/lib/canonical-json";
 
 export type THarnessInput = {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { getModel } from "@/server/ai";
 import type { TDb } from "@/server/db";
-import { notifyFeedChanged } from "@/server/feed/feed-events";
-import type { TFeedItem } from "@/server/feed/feed-item";
+import { publish } from "@/server/events";
 import { logger } from "@/server/logger";
 import { getUserSettings } from "@/server/settings/user-settings";
 import { buildHarnessInput, hashHarnessInput } from "./build-input";
@@ -121,10 +121,9 @@ async function enhanceNow(
     where: { userId, OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] },
     data: { leaseToken: token, leaseExpiresAt: new Date(now.getTime() + LEASE_MS) },
   });
-  if (claimed.count === 0) {
-    await db.feedEnhancement.update({ where: { userId }, data: { pendingHash: hash } });
-    return "in_flight";
-  }
+  // Another process is enhancing: its feed event makes open pages reload, and that load asks again with the
+  // newest input, so nothing needs remembering here.
+  if (claimed.count === 0) return "in_flight";
   try {
     // Someone may have finished this exact input between our read and the claim.
     const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
@@ -140,11 +139,10 @@ async function enhanceNow(
         modelCalls: { increment: 1 },
         leaseToken: null,
         leaseExpiresAt: null,
-        pendingHash: null,
       },
     });
     if (saved.count === 0) return "superseded";
-    await notifyFeedChanged(db, userId, "enhanced");
+    await publish(db, "feed.changed", { userId, reason: "enhanced" });
     return "enhanced";
   } catch (error) {
     // Count the spent call; leave inputHash so the next refresh retries.

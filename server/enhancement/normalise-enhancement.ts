@@ -1,4 +1,4 @@
-import { validateFeedSpec } from "@/server/feed/catalog";
+import { validateFeedSpec } from "@/contracts/feed-catalog";
 import type { THarnessInput } from "./build-input";
 import type { TEnhancementOutput, TEnhancementResult } from "./schema";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZFeedSpecSchema } from "@/server/feed/feed-item";
+import { ZFeedSpecSchema } from "@/contracts/feed-item";
 
 /**
  * What the model returns. Lists instead of maps and the synthetic UI as a JSON string keep the

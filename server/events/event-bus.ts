@@ -92,12 +92,14 @@ function ensureListening(): void {
 
 /**
  * Yields one user's events of the given topics until `signal` aborts. With `lastEventId` (an SSE reconnect),
- * the newest event per topic that is newer than it is replayed first.
+ * the newest event per topic that is newer than it is replayed first; without one, `replayWithinMs` replays the
+ * newest event per topic that is at most that old (a page that subscribes right after loading would otherwise
+ * miss what background work started by that load published in between).
  */
 export async function* subscribe<K extends TTopic>(
   userId: string,
   topics: readonly K[],
-  opts: { lastEventId?: string | null; signal?: AbortSignal } = {},
+  opts: { lastEventId?: string | null; signal?: AbortSignal; replayWithinMs?: number } = {},
 ): AsyncGenerator<TEvent<K>> {
   ensureListening();
   const queue = createAsyncQueue<TEvent<K>>(opts.signal ? { signal: opts.signal } : {});
@@ -108,13 +110,16 @@ export async function* subscribe<K extends TTopic>(
   };
   state.emitter.on("event", onEvent);
   try {
-    if (opts.lastEventId) {
-      const missed = topics
-        .map((topic) => state.latest.get(latestKey(userId, topic)))
-        .filter((e): e is TEvent<K> => !!e && Number(e.id) > Number(opts.lastEventId))
-        .sort((a, b) => Number(a.id) - Number(b.id));
-      for (const event of missed) yield event;
-    }
+    const after = opts.lastEventId
+      ? Number(opts.lastEventId)
+      : opts.replayWithinMs
+        ? Date.now() - opts.replayWithinMs - 1
+        : Number.POSITIVE_INFINITY;
+    const missed = topics
+      .map((topic) => state.latest.get(latestKey(userId, topic)))
+      .filter((e): e is TEvent<K> => !!e && Number(e.id) > after)
+      .sort((a, b) => Number(a.id) - Number(b.id));
+    for (const event of missed) yield event;
     yield* queue;
   } finally {
     state.emitter.off("event", onEvent);

@@ -7,7 +7,7 @@ export type TEventTopics = {
   /** A refresh recorded a change (material or notable) or a tracker's status moved. */
   "tracker.changed": { userId: string; trackerId: string; materiality: "material" | "notable" | "baseline" | null };
   /** Something only the feed knows about changed: an enhancement landed, settings changed, context refreshed. */
-  "feed.changed": { userId: string; reason: "enhanced" | "settings" | "context" };
+  "feed.changed": { userId: string; reason: "enhanced" | "settings" | "calendar" };
 };
 
 export type TTopic = keyof TEventTopics;

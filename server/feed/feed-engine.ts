@@ -1,4 +1,4 @@
-import type { TFeedItem, TSourceError } from "./feed-item";
+import type { TFeedItem, TSourceError } from "@/contracts/feed-item";
 
 /** What every source sees: who, when, and the contexts of the sources it depends on. */
 export type TSourceContext<TEnv = unknown> = {

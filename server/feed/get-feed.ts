@@ -1,3 +1,5 @@
+import { validateFeedSpec } from "@/contracts/feed-catalog";
+import type { TFeed, TFeedItem } from "@/contracts/feed-item";
 import { capabilityConfigFromEnv } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { detachedDefer, type TDefer } from "@/server/defer";
@@ -10,9 +12,7 @@ import { getEnv } from "@/server/env";
 import { logger } from "@/server/logger";
 import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
-import { validateFeedSpec } from "./catalog";
 import { FeedEngine } from "./feed-engine";
-import type { TFeed, TFeedItem } from "./feed-item";
 import { mergeEnhancement } from "./merge-enhancement";
 import { memoryWords, postProcess } from "./post-process";
 import { calendarSource } from "./sources/calendar-source";

@@ -1,5 +1,5 @@
+import type { TFeedItem } from "@/contracts/feed-item";
 import type { TEnhancementResult } from "@/server/enhancement/schema";
-import type { TFeedItem } from "./feed-item";
 import { order } from "./post-process";
 
 /**

@@ -1,4 +1,4 @@
-import type { TFeedItem } from "./feed-item";
+import type { TFeedItem } from "@/contracts/feed-item";
 
 export type TPostContext = { now: Date /** lower-cased words from the user's memory notes */; memoryWords: string[] };
 export type TPostProcessor = (items: TFeedItem[], ctx: TPostContext) => TFeedItem[];

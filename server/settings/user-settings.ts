@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TDb, TTx } from "@/server/db";
+import { publish } from "@/server/events";
 
 export const ZFeedSettingsInputSchema = z.object({
   locationName: z.string().trim().max(200).nullable(),
@@ -60,6 +61,8 @@ export async function updateUserSettings(
     memory: input.memory,
   };
   await db.userSettings.upsert({ where: { userId }, create: { userId, ...data }, update: data });
+  // Open feed pages reload with the new location, calendar and notes.
+  await publish(db, "feed.changed", { userId, reason: "settings" });
   return getUserSettings(db, userId);
 }
 

@@ -1,4 +1,5 @@
 import type { TDb } from "../db";
+import { createAsyncQueue } from "../events";
 import type { TRefreshOptions, TRefreshResult, TRunStepEvent } from "../intelligence/refresh";
 import { refreshTrackerNow } from "./refresh-tracker-now";
 
@@ -13,48 +14,19 @@ export async function* streamTrackerRefresh(
   input: { userId: string; trackerId: string; idempotencyKey?: string },
   seams: Omit<TRefreshOptions, "trigger" | "idempotencyKey" | "onStep"> = {},
 ): AsyncGenerator<TRefreshProgressEvent, void, undefined> {
-  const queue: TRunStepEvent[] = [];
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    wake?.();
-    wake = null;
-  };
-  let done = false;
-  const settled: { result?: TRefreshResult; error?: unknown; failed?: boolean } = {};
-
-  void refreshTrackerNow(
+  const queue = createAsyncQueue<TRefreshProgressEvent>();
+  // Not awaited here: the refresh runs on (counted as in-flight work by refreshTracker) even when the
+  // listener goes away, and its steps and result reach the listener through the queue.
+  refreshTrackerNow(
     db,
     { ...input, trigger: "manual" },
-    {
-      ...seams,
-      onStep: (event) => {
-        queue.push(event);
-        notify();
-      },
+    { ...seams, onStep: (step) => queue.push({ type: "step", step }) },
+  ).then(
+    (result) => {
+      queue.push({ type: "result", result });
+      queue.end();
     },
-  )
-    .then(
-      (result) => {
-        settled.result = result;
-      },
-      (error: unknown) => {
-        settled.failed = true;
-        settled.error = error;
-      },
-    )
-    .finally(() => {
-      done = true;
-      notify();
-    });
-
-  for (;;) {
-    for (let event = queue.shift(); event; event = queue.shift()) yield { type: "step", step: event };
-    if (done) break;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  }
-  if (settled.failed) throw settled.error;
-  if (!settled.result) throw new Error("The refresh ended without a result.");
-  yield { type: "result", result: settled.result };
+    (error: unknown) => queue.end(error),
+  );
+  yield* queue;
 }

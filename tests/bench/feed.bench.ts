@@ -1,6 +1,6 @@
+import { buildSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { EMPTY_ENHANCEMENT, type TEnhancementResult } from "@/server/enhancement/schema";
-import { buildSpec } from "@/server/feed/catalog";
-import type { TFeedItem } from "@/server/feed/feed-item";
 import { mergeEnhancement } from "@/server/feed/merge-enhancement";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
 import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";

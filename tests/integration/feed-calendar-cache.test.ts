@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TFeed } from "@/contracts/feed-item";
 import { settleDeferred, type TDefer } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import {
@@ -11,7 +12,6 @@ import {
   type TCalendarRefreshOutcome,
 } from "@/server/feed/calendar/calendar-cache";
 import { feedEvents, type TFeedEvent } from "@/server/feed/feed-events";
-import type { TFeed } from "@/server/feed/feed-item";
 import { getFeed } from "@/server/feed/get-feed";
 import { updateUserSettings } from "@/server/settings/user-settings";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";

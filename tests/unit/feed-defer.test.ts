@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRequestDefer } from "@/server/api/request-defer";
 import type { TDb } from "@/server/db";
 import { detachedDefer, pendingDeferred, settleDeferred } from "@/server/defer";
-import { FRESH_SUBSCRIBER_REPLAY_MS, feedEvents, notifyFeedChanged } from "@/server/feed/feed-events";
+import { publish } from "@/server/events";
+import { FRESH_SUBSCRIBER_REPLAY_MS, feedEvents } from "@/server/feed/feed-events";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -44,18 +45,18 @@ describe("defer outside a request scope (tests, scripts)", () => {
 describe("feed events for a page that subscribes just after its load", () => {
   it("replays the user's latest event if it is recent, not if it is old", async () => {
     const db = {} as TDb; // no DATABASE_URL: in-process only
-    await notifyFeedChanged(db, "fresh-user", "calendar");
+    await publish(db, "feed.changed", { userId: "fresh-user", reason: "calendar" });
     const controller = new AbortController();
     const first = await feedEvents("fresh-user", { signal: controller.signal }).next();
     expect(first.value).toMatchObject({ userId: "fresh-user", reason: "calendar" });
     controller.abort();
 
-    await notifyFeedChanged(db, "stale-user", "calendar");
+    await publish(db, "feed.changed", { userId: "stale-user", reason: "calendar" });
     vi.spyOn(Date, "now").mockReturnValue(Date.now() + FRESH_SUBSCRIBER_REPLAY_MS + 1_000);
     const later = new AbortController();
     const events = feedEvents("stale-user", { signal: later.signal });
     const next = events.next();
-    await notifyFeedChanged(db, "stale-user", "changed");
+    await publish(db, "tracker.changed", { userId: "stale-user", trackerId: "t", materiality: "material" });
     expect((await next).value).toMatchObject({ reason: "changed" }); // the old event was not replayed
     later.abort();
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { FeedEngine, FeedGraphError, type TFeedSource } from "@/server/feed/feed-engine";
-import type { TFeedItem } from "@/server/feed/feed-item";
 
 const now = new Date("2026-11-29T12:00:00Z");
 const item = (id: string): TFeedItem => ({ id, sourceId: "?", type: "t", timestamp: now, data: {} });

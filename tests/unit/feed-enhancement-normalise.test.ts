@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { validateFeedSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { buildHarnessInput, hashHarnessInput } from "@/server/enhancement/build-input";
 import { normaliseEnhancement } from "@/server/enhancement/normalise-enhancement";
-import { validateFeedSpec } from "@/server/feed/catalog";
-import type { TFeedItem } from "@/server/feed/feed-item";
 
 const now = new Date("2026-11-29T15:00:00Z");
 const items: TFeedItem[] = [

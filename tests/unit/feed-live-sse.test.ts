@@ -8,7 +8,7 @@ import { type AppRouter, appRouter } from "@/server/api/root";
 import type { TTrpcContext } from "@/server/api/trpc";
 import type { TDb } from "@/server/db";
 import { detachedDefer } from "@/server/defer";
-import { notifyFeedChanged } from "@/server/feed/feed-events";
+import { publish } from "@/server/events";
 import { createLogger } from "@/server/logger";
 
 /** feed.live over real HTTP + SSE with the browser's links: per-user events, tracked ids, resume after reconnect. */
@@ -78,20 +78,21 @@ describe("feed.live over SSE", () => {
     const s = subscribe(undefined, () => started());
     await ready;
     await new Promise((r) => setTimeout(r, 50)); // the generator attaches its listener right after start
-    await notifyFeedChanged({} as TDb, "someone-else", "changed");
-    await notifyFeedChanged({} as TDb, USER, "changed");
-    await notifyFeedChanged({} as TDb, USER, "enhanced");
+    await publish({} as TDb, "tracker.changed", { userId: "someone-else", trackerId: "t", materiality: "material" });
+    await publish({} as TDb, "tracker.changed", { userId: USER, trackerId: "t", materiality: "material" });
+    await publish({} as TDb, "feed.changed", { userId: USER, reason: "enhanced" });
     const events = await s.waitFor(2);
     s.sub.unsubscribe();
     expect(events.map((e) => e.data.reason)).toEqual(["changed", "enhanced"]);
     expect(Number(events[1]?.id)).toBeGreaterThan(Number(events[0]?.id));
   });
 
-  it("a reconnecting client with an older lastEventId gets the newest event it missed at once", async () => {
-    await notifyFeedChanged({} as TDb, USER, "enhanced");
+  it("a reconnecting client with an older lastEventId gets the newest event it missed of each kind at once", async () => {
+    await publish({} as TDb, "feed.changed", { userId: USER, reason: "enhanced" });
     const s = subscribe({ lastEventId: "1" });
-    const [missed] = await s.waitFor(1);
+    const missed = await s.waitFor(2);
     s.sub.unsubscribe();
-    expect(missed?.data.reason).toBe("enhanced");
+    // The last tracker change (previous test) and the last feed change, oldest first.
+    expect(missed.map((e) => e.data.reason)).toEqual(["changed", "enhanced"]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { TFeedItem } from "@/contracts/feed-item";
 import { EMPTY_ENHANCEMENT } from "@/server/enhancement/schema";
-import type { TFeedItem } from "@/server/feed/feed-item";
 import { mergeEnhancement } from "@/server/feed/merge-enhancement";
 import { dedup, group, memoryWords, order, postProcess } from "@/server/feed/post-process";
 

@@ -5,7 +5,7 @@ import { safeFetch } from "@/server/capabilities/web-scrape/safe-fetch";
 import type { TDb } from "@/server/db";
 import type { TDefer } from "@/server/defer";
 import { logger } from "@/server/logger";
-import { notifyFeedChanged } from "../feed-events";
+import { publish } from "../../events";
 import {
   CalendarParseError,
   parseCalendar,
@@ -301,6 +301,6 @@ async function refreshClaimed(
     before.fetchedAt === null ||
     after?.error !== before.error ||
     (occurrences !== null && JSON.stringify(after?.occurrences) !== JSON.stringify(before.occurrences));
-  if (changed) await notifyFeedChanged(db, userId, "calendar");
+  if (changed) await publish(db, "feed.changed", { userId, reason: "calendar" });
   return outcome;
 }

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { buildSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
 import type { TFetchConfig } from "@/server/capabilities/config";
 import type { TDb } from "@/server/db";
 import type { TDefer } from "@/server/defer";
@@ -10,9 +12,7 @@ import {
   type TCalendarRefreshOutcome,
 } from "../calendar/calendar-cache";
 import { resolveOccurrenceTime, type TCalendarOccurrence } from "../calendar/parse-calendar";
-import { buildSpec } from "../catalog";
 import type { TFeedSource } from "../feed-engine";
-import type { TFeedItem } from "../feed-item";
 
 const WINDOW_DAYS = 7;
 const MAX_EVENTS = 10;

@@ -1,8 +1,8 @@
+import { buildSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
 import type { TDb } from "@/server/db";
 import { FAILING_WHERE } from "@/server/trackers";
-import { buildSpec } from "../catalog";
 import type { TFeedSource } from "../feed-engine";
-import type { TFeedItem } from "../feed-item";
 
 const LOOKBACK_DAYS = 30;
 const MAX_CHANGES = 50;

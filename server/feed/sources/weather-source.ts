@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { buildSpec } from "../catalog";
+import { buildSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
 import type { TFeedSource } from "../feed-engine";
-import type { TFeedItem } from "../feed-item";
 import type { TLocationContext } from "./location-source";
 
 const ZOpenMeteoSchema = z.object({

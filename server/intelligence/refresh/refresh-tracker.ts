@@ -10,7 +10,7 @@ import {
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError, isAppError } from "../../errors";
-import { notifyFeedChanged } from "../../feed/feed-events";
+import { publish } from "../../events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
@@ -320,7 +320,10 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       },
     });
     // After the commit: open feed pages reload. Failure-tolerant — the change is recorded either way.
-    if (overall === "material" || overall === "notable") await notifyFeedChanged(db, tracker.userId).catch(() => {});
+    if (overall === "material" || overall === "notable") {
+      // Whoever shows trackers (the feed, open tracker pages) listens; the hot loop does not know them (DESIGN §2).
+      await publish(db, "tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: overall });
+    }
     return finished;
   } catch (error) {
     return await failRun(db, {

@@ -1,10 +1,11 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/server/env";
-import { FEED_CHANNEL, feedEvents, notifyFeedChanged } from "@/server/feed/feed-events";
+import { EVENTS_CHANNEL, publish } from "@/server/events";
+import { feedEvents } from "@/server/feed/feed-events";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
 
-/** Feed events cross app instances through PostgreSQL LISTEN/NOTIFY. "Another instance" is a plain pg client. */
+/** Events (and so feed updates) cross app instances through PostgreSQL LISTEN/NOTIFY. "Another instance" is a plain pg client. */
 describe.skipIf(!hasPostgres)("feed events over LISTEN/NOTIFY", () => {
   let t: TPostgresTestDb;
   let other: pg.Client;
@@ -33,8 +34,13 @@ describe.skipIf(!hasPostgres)("feed events over LISTEN/NOTIFY", () => {
     let got: IteratorResult<unknown> | undefined;
     const timer = setInterval(() => {
       void other.query("SELECT pg_notify($1, $2)", [
-        FEED_CHANNEL,
-        JSON.stringify({ id: "99", userId: "pg-user", reason: "enhanced", from: "another-instance" }),
+        EVENTS_CHANNEL,
+        JSON.stringify({
+          id: "99",
+          topic: "feed.changed",
+          data: { userId: "pg-user", reason: "enhanced" },
+          from: "another-instance",
+        }),
       ]);
     }, 100);
     try {
@@ -46,12 +52,12 @@ describe.skipIf(!hasPostgres)("feed events over LISTEN/NOTIFY", () => {
     expect(got?.value).toEqual({ id: "99", userId: "pg-user", reason: "enhanced" });
   });
 
-  it("notifyFeedChanged publishes on the channel for other instances", async () => {
-    await other.query(`LISTEN ${FEED_CHANNEL}`);
+  it("publish sends the event on the channel for other instances", async () => {
+    await other.query(`LISTEN ${EVENTS_CHANNEL}`);
     const heard = new Promise<string>((resolve) => other.once("notification", (m) => resolve(m.payload ?? "")));
-    await notifyFeedChanged(t.db, "pg-user-2", "changed");
-    const payload = JSON.parse(await heard) as { userId: string; reason: string; from: string };
-    expect(payload).toMatchObject({ userId: "pg-user-2", reason: "changed" });
+    await publish(t.db, "tracker.changed", { userId: "pg-user-2", trackerId: "t1", materiality: "material" });
+    const payload = JSON.parse(await heard) as { topic: string; data: { userId: string }; from: string };
+    expect(payload).toMatchObject({ topic: "tracker.changed", data: { userId: "pg-user-2", trackerId: "t1" } });
     expect(payload.from).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
