@@ -18,6 +18,23 @@ export const zText = (opts: { min?: number; max: number; label?: string }) =>
     .refine((s) => !s.includes("\u0000"), { message: "Text must not contain NUL characters." })
     .refine((s) => !LONE_SURROGATE.test(s), { message: "Text must be valid Unicode (no lone surrogates)." });
 
+/**
+ * The path of the first string inside `value` (deeply, bounded) that PostgreSQL cannot store — NUL or a lone
+ * surrogate — or null. Used on every raw request input (tRPC, REST, setup turns), so no procedure can turn such
+ * text into a 500 inside the database.
+ */
+export function findUnstorableText(value: unknown, path = "", depth = 0): string | null {
+  if (typeof value === "string")
+    return value.includes("\u0000") || LONE_SURROGATE.test(value) ? path || "(input)" : null;
+  if (depth > 20 || value === null || typeof value !== "object") return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes("\u0000") || LONE_SURROGATE.test(key)) return path ? `${path}.${key}` : key;
+    const found = findUnstorableText(item, path ? `${path}.${key}` : key, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** An id of a row; opaque to clients. */
 export const ZIdSchema = zText({ min: 1, max: 64, label: "The id" });
 

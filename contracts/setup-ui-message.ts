@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai";
 import { z } from "zod";
+import { zText } from "./common";
 
 /**
  * The setup chat's message type: an AI SDK UI message whose parts are text (the replies, streamed) and
@@ -77,10 +78,10 @@ export const MAX_SETUP_MESSAGE_CHARS = 4_000;
  */
 export const ZSetupTurnRequestSchema = z.object({
   message: z.object({
-    id: z.string().min(1).max(100),
+    id: zText({ min: 1, max: 100, label: "The message id" }),
     role: z.literal("user"),
     parts: z
-      .array(z.object({ type: z.string(), text: z.string().optional() }))
+      .array(z.object({ type: z.string().max(40), text: zText({ max: 20_000, label: "A message" }).optional() }))
       .min(1)
       .max(20),
   }),

@@ -4,6 +4,7 @@ import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, loggerLink, splitLink } from "@trpc/client";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
+import { TRPC_MAX_BATCH_SIZE } from "@/contracts/limits";
 import { makeQueryClient } from "@/contracts/query-client";
 import type { AppRouter } from "@/server/api/root";
 import { TRPCProvider } from "./trpc";
@@ -32,7 +33,7 @@ export function TRPCReactProvider({ children, serverUrl }: { children: ReactNode
           // Subscriptions ride on server-sent events (works on serverless hosts, unlike WebSockets).
           condition: (op) => op.type === "subscription",
           true: httpSubscriptionLink({ url, transformer: superjson }),
-          false: httpBatchStreamLink({ url, transformer: superjson }),
+          false: httpBatchStreamLink({ url, transformer: superjson, maxItems: TRPC_MAX_BATCH_SIZE }),
         }),
       ],
     });

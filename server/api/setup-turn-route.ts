@@ -5,6 +5,7 @@ import { getDb, type TDb } from "@/server/db";
 import { AppError, describeError, toHttpError } from "@/server/errors";
 import { startSetupTurn, ZSetupTurnRequestSchema } from "@/server/intelligence/setup";
 import { logger } from "@/server/logger";
+import { readJsonBody } from "./read-json-body";
 import { pickRequestId } from "./request-id";
 import { requireRouteUser } from "./route-user";
 
@@ -31,8 +32,17 @@ export async function handleSetupTurnRequest(
   try {
     const db = deps.db ?? (await getDb());
     const user = await requireRouteUser(db, request);
-    const body = ZSetupTurnRequestSchema.safeParse(await request.json().catch(() => null));
-    if (!body.success) throw new AppError("BAD_REQUEST", "Send { message: { id, role: 'user', parts } }.");
+    const body = ZSetupTurnRequestSchema.safeParse(await readJsonBody(request));
+    if (!body.success) {
+      const issue = body.error.issues[0];
+      throw new AppError(
+        "BAD_REQUEST",
+        issue?.message.endsWith(".") ? issue.message : "Send { message: { id, role: 'user', parts } }.",
+        {
+          details: { issues: body.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+        },
+      );
+    }
     const text = body.data.message.parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
     const turn = await startSetupTurn(db, {
       userId: user.id,

@@ -4,6 +4,7 @@
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import { findUnstorableText } from "@/contracts/common";
 import { getDb, type TDb } from "@/server/db";
 import type { TDefer } from "@/server/defer";
 import { APP_ERROR_CODES, isAppError } from "@/server/errors";
@@ -71,7 +72,19 @@ export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
 
-export const publicProcedure = t.procedure.use(appErrors);
+/** Text PostgreSQL cannot store (NUL, lone surrogates) is a 400 naming the field, for every procedure's input. */
+const storableInput = t.middleware(async ({ getRawInput, next }) => {
+  const bad = findUnstorableText(await getRawInput());
+  if (bad) {
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: `${bad}: text must not contain NUL characters or lone surrogates.`,
+    });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(appErrors).use(storableInput);
 
 /** Requires a signed-in user; `ctx.user` is non-null inside. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {

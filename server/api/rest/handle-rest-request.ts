@@ -1,4 +1,5 @@
 import type { ZodError } from "zod";
+import { findUnstorableText } from "@/contracts/common";
 import { authenticateApiToken } from "@/server/api-tokens";
 import { getDb } from "@/server/db";
 import { AppError, toHttpError } from "@/server/errors";
@@ -92,6 +93,8 @@ export async function handleRestRequest(request: Request, deps: TRestDeps = {}):
     const db = deps.db ?? (await getDb());
     const { userId } = await authenticateApiToken(db, request.headers.get("authorization"));
     const input = await assembleInput(route, request, params);
+    const bad = findUnstorableText(input);
+    if (bad) throw new AppError("BAD_REQUEST", `${bad}: text must not contain NUL characters or lone surrogates.`);
     const parsed = route.request.safeParse(input);
     if (!parsed.success) throw invalidInput(parsed.error, input);
     const result = route.response.parse(

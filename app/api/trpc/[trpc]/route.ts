@@ -1,15 +1,21 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { TRPC_MAX_BATCH_SIZE } from "@/contracts/limits";
+import { limitRequestBody } from "@/server/api/request-limits";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
 
 // The database is opened on first request, never at build time.
 export const dynamic = "force-dynamic";
 
-function handler(req: Request) {
+async function handler(incoming: Request) {
+  const req = await limitRequestBody(incoming);
+  if (req instanceof Response) return req;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
     router: appRouter,
+    // A batch is that many procedure calls: capped here and in the client's batch link.
+    maxBatchSize: TRPC_MAX_BATCH_SIZE,
     createContext: () => createTRPCContext({ headers: req.headers }),
     // Logging of internal errors happens in the error formatter, with the request id.
   });
