@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getModel } from "../../ai";
 import {
   capabilityConfigFromEnv,
+  documentFormatOfHash,
   executeCapability,
   hashStructuredDocument,
   type TCapabilityConfig,
@@ -14,9 +15,9 @@ import { notifyFeedChanged } from "../../feed/feed-events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
 import { logger as rootLogger, type TLogger } from "../../logger";
 import { appendChange, ensureEntity, getCurrentState, stampChecked, writeCurrentState } from "../../timeline";
-import { effectiveFields, type TRecord, type TTrackerDefinition } from "../definition";
+import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
 import { diffRecords, type TDeltas } from "../diff";
-import { addUsage, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
+import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
 import {
   contextQueryFor,
   describeFieldsForJudge,
@@ -184,6 +185,8 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
           config: options.capabilityConfig ?? capabilityConfigFromEnv(),
           ledger: createDbLedger(db, run.id),
           callKey: `crawl:${tracker.capability}`,
+          // CSS extractors are answered from the crawl's own parse of the page (one parse, off the event loop).
+          cssQueries: cssQueriesOf(def),
         });
         if (envelope.status !== "completed" || !envelope.results) {
           const error = envelope.error;
@@ -212,7 +215,15 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
         },
       });
     }
-    steps.record({ step: "precheck", status: "ok", ms: 0, detail: state ? "changed" : "first run" });
+    // A hash made under an older document format (e.g. before offers were read) differs even when the
+    // page did not change: this run re-fills and, if no tracked field moved, only stores the new hash.
+    const reformatted = !!state && documentFormatOfHash(state.contentHash) < documentFormatOfHash(contentHash);
+    steps.record({
+      step: "precheck",
+      status: "ok",
+      ms: 0,
+      detail: reformatted ? "new document format" : state ? "changed" : "first run",
+    });
 
     // 5. Fill.
     const filled = await metered(
@@ -239,6 +250,19 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
       async () => diffRecords(previous, filled.record, def),
       (d) => `${Object.keys(d).length} delta(s)`,
     );
+
+    // One-time re-hash under a new document format (DESIGN §3 step 2): baseline-preserving. No tracked
+    // field moved → store the new hash like an unchanged page (no change row, no judge call; the fill
+    // needed no model call when extractors cover every field). Wording-only notable_signals are ignored.
+    if (state && reformatted && Object.keys(deltas).every((field) => field === NOTABLE_SIGNALS)) {
+      return await finish({
+        outcome: "unchanged",
+        summary: "no change (re-hashed under a new page format)",
+        write: async (tx) => {
+          await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
+        },
+      });
+    }
 
     // First run: the baseline.
     if (!state) {
