@@ -177,6 +177,7 @@ const PHRASES: Record<TAvailability, string[]> = {
     "en stock",
     // es, it
     "en existencia",
+    "disponibilità immediata",
     "in magazzino",
     // nl
     "op voorraad",

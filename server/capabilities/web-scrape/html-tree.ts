@@ -135,7 +135,7 @@ export function buildHtmlTree(html: string): THtmlTree {
   let attribValue = "";
 
   const currentParent = (): THtmlElement =>
-    stack.length === 0 ? root : (stack[Math.min(stack.length, MAX_TREE_DEPTH) - 1] as THtmlElement);
+    stack.length === 0 ? root : (stack[Math.min(stack.length, MAX_TREE_DEPTH - 1) - 1] as THtmlElement);
 
   const appendText = (data: string) => {
     if (!data) return;

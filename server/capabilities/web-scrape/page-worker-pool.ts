@@ -1,4 +1,5 @@
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { CapabilityFailure } from "../envelope";
 import type { TCssAnswer, TCssQuery } from "./css-query";
@@ -11,11 +12,13 @@ import type { TPageResult, TPageTask } from "./understand-page";
  * budget or its heap cap (`resourceLimits`) is terminated and replaced, and that page's run fails
  * with PAGE_TOO_COMPLEX. The server's own thread only copies the body in and the result out.
  *
- * The entry is a plain .mjs file resolved from the project root at run time, not imported: the
- * Next.js bundle never contains it, so `next start`, vitest and the tsx scripts load the same file.
+ * The entry is a plain .mjs file resolved from the project root at run time and imported by a
+ * one-line eval'd bootstrap: a bundler cannot follow it (Turbopack traces `new Worker(<path>)` and
+ * would try to bundle tsx), so `next start`, vitest and the tsx scripts all load the same file.
  */
 
 const WORKER_FILE = path.join(process.cwd(), "server", "capabilities", "web-scrape", "page-worker.mjs");
+const BOOTSTRAP = `import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)});`;
 
 type TJob = {
   id: number;
@@ -87,7 +90,8 @@ class PageWorkerPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_FILE, {
+    const worker = new Worker(BOOTSTRAP, {
+      eval: true,
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
       stdout: false,
       stderr: false,
