@@ -117,6 +117,34 @@ describe("identity that survives sessions", () => {
   });
 });
 
+describe("one parse per page", () => {
+  it("web.scrape answers the caller's CSS queries from the parse that built the document", async () => {
+    const p = page("microdata-text-values");
+    site.setPage("/css", { body: p.render(p.base, volatileFor(0)) });
+    const envelope = await executeCapability(
+      "web.scrape",
+      { url: `${site.url}/css` },
+      {
+        config: config(),
+        cssQueries: [
+          { selector: "[itemprop=price]", all: false },
+          { selector: "h1", attribute: "itemprop", all: true },
+          { selector: ".nothing", all: false },
+          { selector: "p[", all: false },
+        ],
+      },
+    );
+    const out = envelope.results as TWebScrapeOutput;
+    expect(out.css).toEqual({
+      "one||[itemprop=price]": { ok: true, values: ["$349.00"] },
+      "all|itemprop|h1": { ok: true, values: ["name"] },
+      "one||.nothing": { ok: false, reason: "no_match" },
+      "one||p[": { ok: false, reason: "invalid_selector" },
+    });
+    expect(out.document.offers[0]).toMatchObject({ price: 349, currency: "USD", availability: "InStock" });
+  });
+});
+
 describe("text the database refuses", () => {
   it("a NUL and a lone surrogate in page text, title, JSON-LD and extractor values never fail the run", async () => {
     const body = `<html><head><title>Bad\u0000Title</title>
@@ -197,6 +225,23 @@ describe("upgrade to a new document format", () => {
     site.setPage("/upgrade/a", { body: p.render(p.base, volatileFor(2)) });
     const next = await refreshTracker(db.db, trackerId, options());
     expect(next).toMatchObject({ outcome: "unchanged", summary: "no change" });
+  });
+
+  it("an entity keyed the old way (a session redirect target) keeps its timeline under the new key", async () => {
+    const { p, trackerId, entityId } = await trackerOnCorpusPage("text-de", "/upgrade/c", [
+      { ...priceField, extractor: { kind: "json_pointer", pointer: "/availability/value" } },
+    ]);
+    // Before sessions were stripped, a redirect to ?sessionid=… became the key of a page without a canonical link.
+    await db.db.trackedEntity.update({
+      where: { id: entityId },
+      data: { entityKey: `${site.url}/upgrade/c?sessionid=OLD1` },
+    });
+    site.setPage("/upgrade/c", { body: p.render(p.base, volatileFor(1)) });
+    const upgraded = await refreshTracker(db.db, trackerId, options());
+    expect(upgraded).toMatchObject({ status: "completed", outcome: "unchanged" });
+    const entities = await db.db.trackedEntity.findMany({ where: { trackerId } });
+    expect(entities.map((e) => [e.id, e.entityKey])).toEqual([[entityId, `${site.url}/upgrade/c`]]);
+    expect(await db.db.entityChange.count({ where: { trackerId } })).toBe(1);
   });
 
   it("a real change that lands with the upgrade is still recorded", async () => {

@@ -14,7 +14,14 @@ import { AppError, isAppError } from "../../errors";
 import { notifyFeedChanged } from "../../feed/feed-events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
 import { logger as rootLogger, type TLogger } from "../../logger";
-import { appendChange, ensureEntity, getCurrentState, stampChecked, writeCurrentState } from "../../timeline";
+import {
+  appendChange,
+  ensureEntity,
+  findOrCarryEntity,
+  getCurrentState,
+  stampChecked,
+  writeCurrentState,
+} from "../../timeline";
 import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
 import { diffRecords, type TDeltas } from "../diff";
 import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
@@ -203,7 +210,15 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
 
     // 4. Pre-check: same document under the same definition version → nothing to do, no model call.
     const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${locked.version}`);
-    const entity = await ensureEntity(db, { trackerId, entityKey: capture.entityKey });
+    // New document formats may derive entity keys differently (sessions stripped): an entity stored under
+    // an older format keeps its timeline under the new key (one-time; see find-or-carry-entity.ts).
+    const format = documentFormatOfHash(contentHash);
+    const entity =
+      (await findOrCarryEntity(db, {
+        trackerId,
+        entityKey: capture.entityKey,
+        isOlderFormat: (stored) => documentFormatOfHash(stored) < format,
+      })) ?? (await ensureEntity(db, { trackerId, entityKey: capture.entityKey }));
     const state = await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
@@ -217,7 +232,7 @@ export async function refreshTracker(db: TDb, trackerId: string, options: TRefre
     }
     // A hash made under an older document format (e.g. before offers were read) differs even when the
     // page did not change: this run re-fills and, if no tracked field moved, only stores the new hash.
-    const reformatted = !!state && documentFormatOfHash(state.contentHash) < documentFormatOfHash(contentHash);
+    const reformatted = !!state && documentFormatOfHash(state.contentHash) < format;
     steps.record({
       step: "precheck",
       status: "ok",
