@@ -47,7 +47,11 @@ export function capabilityConfigFromEnv(env: TEnv = getEnv()): TCapabilityConfig
       maxRedirects: env.FETCH_MAX_REDIRECTS,
       userAgent: DEFAULT_USER_AGENT,
       htmlMaxChars: 1_000_000,
-      page: { timeoutMs: env.PAGE_TIMEOUT_MS, memoryMb: env.PAGE_MEMORY_MB, workers: env.PAGE_WORKERS },
+      page: {
+        timeoutMs: env.PAGE_TIMEOUT_MS,
+        memoryMb: env.PAGE_MEMORY_MB,
+        workers: env.PAGE_WORKERS ?? DEFAULT_PAGE_LIMITS.workers,
+      },
     },
     maps: {
       apiKey: env.GOOGLE_MAPS_API_KEY,
