@@ -72,6 +72,12 @@ const ZEnvObjectSchema = z.object({
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  /** Page reading (parse, structured document, CSS extractors) runs in this many worker threads (unset: 2, at most cores − 1). */
+  PAGE_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
+  /** Time budget to read one page in a worker; over it the worker is terminated and the run fails. */
+  PAGE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Heap cap of each page worker (MB); a page that needs more fails its run, the server is unaffected. */
+  PAGE_MEMORY_MB: z.coerce.number().int().min(32).max(4096).default(256),
   GOOGLE_MAPS_API_KEY: optionalString,
   GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
   /** Open-Meteo forecast API origin (a local fixture in tests). */

@@ -1,4 +1,5 @@
 import { getEnv, type TEnv } from "../env";
+import { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
 
 /**
  * Everything a capability needs from the outside world, passed explicitly so tests (and the
@@ -14,8 +15,10 @@ export type TFetchConfig = {
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
-  /** Cap on the raw HTML handed to CSS extractors (characters). */
+  /** Cap on the raw HTML returned with the result (characters). */
   htmlMaxChars: number;
+  /** Page reading off the event loop (page-worker-pool.ts): time budget per page, worker heap cap, pool size. */
+  page: TPageLimits;
   /**
    * DNS resolution, injectable so tests can simulate a hostname that resolves to a private
    * address (DNS rebinding) without a real resolver. Defaults to `dns.lookup(host, {all: true})`.
@@ -44,6 +47,11 @@ export function capabilityConfigFromEnv(env: TEnv = getEnv()): TCapabilityConfig
       maxRedirects: env.FETCH_MAX_REDIRECTS,
       userAgent: DEFAULT_USER_AGENT,
       htmlMaxChars: 1_000_000,
+      page: {
+        timeoutMs: env.PAGE_TIMEOUT_MS,
+        memoryMb: env.PAGE_MEMORY_MB,
+        workers: env.PAGE_WORKERS ?? DEFAULT_PAGE_LIMITS.workers,
+      },
     },
     maps: {
       apiKey: env.GOOGLE_MAPS_API_KEY,
@@ -66,6 +74,7 @@ export function makeCapabilityConfig(
       maxRedirects: 5,
       userAgent: DEFAULT_USER_AGENT,
       htmlMaxChars: 1_000_000,
+      page: DEFAULT_PAGE_LIMITS,
     },
     maps: { apiKey: undefined, baseUrl: "https://places.googleapis.com", timeoutMs: 15_000 },
   };

@@ -28,14 +28,20 @@ export {
   ZWebScrapeInputSchema,
   ZWebScrapeOutputSchema,
 } from "./web-scrape";
-export { cleanUrl, isTrackingParam } from "./web-scrape/clean-url";
+export { findAvailabilityPhrase, normaliseAvailability, type TAvailability } from "./web-scrape/availability";
+export { cleanUrl, isSessionParam, isTrackingParam } from "./web-scrape/clean-url";
+export { cssQueryKey, isValidCssSelector, type TCssAnswer, type TCssQuery } from "./web-scrape/css-query";
 export { detectPrices, parseAmount, type TDetectedPrice } from "./web-scrape/detect-prices";
 export {
+  DOCUMENT_FORMAT_VERSION,
   formatStructuredDocument,
   type TDocumentInput,
   type TStructuredDocument,
   ZStructuredDocumentSchema,
 } from "./web-scrape/format-structured-document";
-export { hashStructuredDocument } from "./web-scrape/hash-structured-document";
+export { documentFormatOfHash, hashStructuredDocument } from "./web-scrape/hash-structured-document";
 export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
+export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
+export { answerCssInWorker, closePageWorkers, readPageInWorker } from "./web-scrape/page-worker-pool";
+export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { VOLATILE_JSON_KEYS } from "./web-scrape/volatile-keys";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TCapabilityConfig } from "./config";
+import type { TCssQuery } from "./web-scrape/css-query";
 
 /** Stable, machine-readable failure codes. Messages are for people; codes are for code. */
 export const ZCapabilityErrorCodeSchema = z.enum([
@@ -21,6 +22,8 @@ export const ZCapabilityErrorCodeSchema = z.enum([
   "UNAUTHORIZED",
   "RATE_LIMITED",
   "ABORTED",
+  /** The page could not be read within its time or memory budget (web.scrape's page worker). */
+  "PAGE_TOO_COMPLEX",
   "INTERNAL",
 ]);
 export type TCapabilityErrorCode = z.infer<typeof ZCapabilityErrorCodeSchema>;
@@ -89,6 +92,11 @@ export type TCapabilityContext = {
    * so a redelivered run re-executing the same call reuses the same key.
    */
   callKey?: string;
+  /**
+   * CSS queries to answer from the page while it is parsed anyway (web.scrape): the refresh passes its
+   * definition's CSS extractors, so a page is parsed once, in the page worker. Not part of the input.
+   */
+  cssQueries?: readonly TCssQuery[];
 };
 
 export type TCapability<TInput = unknown, TResults = unknown> = {

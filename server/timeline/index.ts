@@ -3,6 +3,7 @@ export * from "./append-change";
 export * from "./decode-timeline-cursor";
 export * from "./encode-timeline-cursor";
 export * from "./ensure-entity";
+export * from "./find-or-carry-entity";
 export * from "./get-current-state";
 export * from "./query-timeline";
 export * from "./stamp-checked";

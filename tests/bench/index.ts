@@ -1,6 +1,7 @@
 import "../../scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { execFileSync } from "node:child_process";
 import os from "node:os";
+import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
 import { refreshBenchmark } from "./refresh.bench";
@@ -11,7 +12,7 @@ import { refreshBenchmark } from "./refresh.bench";
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
-const BENCHMARKS: TBenchmark[] = [feedBenchmark, refreshBenchmark];
+const BENCHMARKS: TBenchmark[] = [corpusBenchmark, feedBenchmark, refreshBenchmark];
 
 function gitRevision(): string {
   try {

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   canonicalJson,
   cleanUrl,
+  DOCUMENT_FORMAT_VERSION,
+  documentFormatOfHash,
   formatStructuredDocument,
   hashStructuredDocument,
   VOLATILE_JSON_KEYS,
@@ -118,7 +120,10 @@ describe("hash stability", () => {
     const doc = formatStructuredDocument(page(base), URL_);
     expect(hash(page({ ...base, price: "€12,90" }))).not.toBe(hash(page(base)));
     expect(hashStructuredDocument(doc, "v2")).not.toBe(hashStructuredDocument(doc, "v1"));
-    expect(hashStructuredDocument(doc, "v1")).toMatch(/^[0-9a-f]{64}$/);
+    // The document format is part of the hash, readable from it (format 1 hashes had no prefix).
+    expect(hashStructuredDocument(doc, "v1")).toMatch(/^d2:[0-9a-f]{64}$/);
+    expect(documentFormatOfHash(hashStructuredDocument(doc, "v1"))).toBe(DOCUMENT_FORMAT_VERSION);
+    expect(documentFormatOfHash("0".repeat(64))).toBe(1);
   });
 
   it("JSON: reordered keys and volatile keys hash the same; documented list is conservative", () => {

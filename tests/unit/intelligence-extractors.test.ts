@@ -118,7 +118,7 @@ describe("applyExtractors", () => {
   </body></html>`;
   const text = "Chez Nous. Rated by 312 reviews. Opening year: 1999. Open: yes";
 
-  it("fills fields by JSON pointer, CSS and regex, coerced to their types", () => {
+  it("fills fields by JSON pointer, CSS and regex, coerced to their types", async () => {
     const definition = def([
       {
         name: "rating",
@@ -156,7 +156,7 @@ describe("applyExtractors", () => {
       },
       { name: "summary", type: "string", description: "no extractor: left to the model" },
     ]);
-    const { values, warnings } = applyExtractors(definition, { json: { place: { id: "abc" } }, html, text });
+    const { values, warnings } = await applyExtractors(definition, { json: { place: { id: "abc" } }, html, text });
     expect(values).toEqual({
       rating: 4.3,
       name: "Chez Nous",
@@ -170,14 +170,14 @@ describe("applyExtractors", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("turns misses and failed coercions into null plus a warning", () => {
+  it("turns misses and failed coercions into null plus a warning", async () => {
     const definition = def([
       { name: "in_stock", type: "boolean", description: "s", extractor: { kind: "css", selector: "p.stock" } },
       { name: "sku", type: "string", description: "s", extractor: { kind: "css", selector: "#sku" } },
       { name: "rating", type: "number", description: "r", extractor: { kind: "json_pointer", pointer: "/rating" } },
       { name: "count", type: "integer", description: "c", extractor: { kind: "regex", pattern: "(\\d+) reviews" } },
     ]);
-    const { values, warnings } = applyExtractors(definition, { json: {}, html });
+    const { values, warnings } = await applyExtractors(definition, { json: {}, html });
     expect(values).toEqual({ in_stock: null, sku: null, rating: null, count: null });
     expect(warnings).toEqual([
       'in_stock: expected true/false/yes/no, got "In stock"',
@@ -187,16 +187,16 @@ describe("applyExtractors", () => {
     ]);
   });
 
-  it("caps the text a regex sees, so a huge page cannot stall the loop", () => {
+  it("caps the text a regex sees, so a huge page cannot stall the loop", async () => {
     const definition = def([
       { name: "tail", type: "string", description: "t", extractor: { kind: "regex", pattern: "NEEDLE(\\d+)" } },
     ]);
     const huge = `${"x".repeat(2_000_000)}NEEDLE42`;
-    const { values, warnings } = applyExtractors(definition, { json: null, text: huge });
+    const { values, warnings } = await applyExtractors(definition, { json: null, text: huge });
     expect(values.tail).toBeNull();
     expect(warnings[0]).toContain("matched nothing");
     // Just inside the cap it is found: the cut is at MAX_REGEX_TEXT_CHARS, not earlier.
     const inside = `${"x".repeat(MAX_REGEX_TEXT_CHARS - "NEEDLE42".length)}NEEDLE42${"x".repeat(10)}`;
-    expect(applyExtractors(definition, { json: null, text: inside }).values.tail).toBe("42");
+    expect((await applyExtractors(definition, { json: null, text: inside })).values.tail).toBe("42");
   });
 });

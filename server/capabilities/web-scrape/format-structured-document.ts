@@ -1,8 +1,20 @@
 import { z } from "zod";
+import { sanitizeForStorage } from "../../lib/sanitize-text";
 import { cleanUrl } from "./clean-url";
 import { detectPrices, ZDetectedPriceSchema } from "./detect-prices";
+import type { THtmlTree } from "./html-tree";
+import { parseLenientJson } from "./parse-lenient-json";
+import { readOffers, ZAvailabilityInfoSchema, ZOfferSchema } from "./read-offers";
 import { BLOCK_SEPARATOR, scanHtml } from "./scan-html";
-import { dropVolatileKeys } from "./volatile-keys";
+import { dropVolatileKeys, VOLATILE_JSON_LD_KEYS } from "./volatile-keys";
+
+/**
+ * The document format. Bump it whenever the same page would format differently; the hash carries it
+ * (hash-structured-document.ts), so the refresh can tell a hash made under an older format and re-hash
+ * that tracker once without recording a change (refresh-tracker.ts, pre-check).
+ * 1: (unversioned) hand-written scanner. 2: htmlparser2 tree, offers + availability, session-free URLs.
+ */
+export const DOCUMENT_FORMAT_VERSION = 2;
 
 /**
  * The stable structured document: what a page *says*, not how it was served. It is built only
@@ -12,10 +24,12 @@ import { dropVolatileKeys } from "./volatile-keys";
  * This is what gets hashed for the hot loop's pre-check and what the fill step reads.
  */
 export const ZStructuredDocumentSchema = z.object({
+  formatVersion: z.number().int(),
   kind: z.enum(["html", "json", "text"]),
   title: z.string().nullable(),
   /** meta description / og:description — authored summary, stable across renders. */
   description: z.string().nullable(),
+  /** `<link rel=canonical>` when the page has one, else the tracked URL — never a redirect target (sessions). */
   canonicalUrl: z.string(),
   /** h1–h3 of the main content, in document order. */
   headings: z.array(z.string()),
@@ -24,10 +38,21 @@ export const ZStructuredDocumentSchema = z.object({
   prices: z.array(ZDetectedPriceSchema),
   /** application/ld+json entities (@graph flattened, @context and volatile keys dropped). */
   jsonLd: z.array(z.record(z.string(), z.unknown())),
+  /** Normalised offers from JSON-LD, microdata and OpenGraph (read-offers.ts). */
+  offers: z.array(ZOfferSchema),
+  /** The page's stated availability: the first offer that states one, else a visible stock phrase. */
+  availability: ZAvailabilityInfoSchema.nullable(),
   /** JSON bodies only, volatile keys dropped. */
   json: z.unknown().optional(),
 });
 export type TStructuredDocument = z.infer<typeof ZStructuredDocumentSchema>;
+
+export type TDocumentOptions = {
+  /** The URL the tracker asked for; without a canonical link it is the page's identity (not finalUrl). */
+  requestedUrl?: string;
+  /** An already built tree of the same HTML (the page worker builds one for CSS extractors too). */
+  tree?: THtmlTree;
+};
 
 export type TDocumentInput =
   | { kind: "html"; html: string }
@@ -54,6 +79,11 @@ function toLines(text: string, separator: string): string {
   return out.length > MAX_MAIN_TEXT ? out.slice(0, MAX_MAIN_TEXT) : out;
 }
 
+const graphOf = (obj: Record<string, unknown>): unknown => {
+  for (const k of Object.keys(obj)) if (k.toLowerCase() === "@graph") return obj[k];
+  return undefined;
+};
+
 function parseJsonLd(texts: string[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const push = (v: unknown) => {
@@ -63,50 +93,76 @@ function parseJsonLd(texts: string[]): Record<string, unknown>[] {
       return;
     }
     const obj = v as Record<string, unknown>;
-    if (Array.isArray(obj["@graph"])) {
-      push(obj["@graph"]);
+    const graph = graphOf(obj);
+    if (Array.isArray(graph)) {
+      push(graph);
       return;
     }
     const { "@context": _context, ...rest } = obj;
-    out.push(dropVolatileKeys(rest, { cleanUrls: true }) as Record<string, unknown>);
+    out.push(dropVolatileKeys(rest, { cleanUrls: true, extraKeys: VOLATILE_JSON_LD_KEYS }) as Record<string, unknown>);
   };
-  for (const text of texts) {
-    try {
-      // Some CMSs wrap JSON-LD in HTML comments or CDATA.
-      push(JSON.parse(text.replace(/^\s*(?:<!--|\/\/<!\[CDATA\[)|(?:-->|\/\/\]\]>)\s*$/g, "")));
-    } catch {
-      // Malformed JSON-LD is common; skip it rather than fail the page.
-    }
-  }
+  // Comments, trailing commas, wrappers and raw newlines are common; a block that is still not JSON is skipped.
+  for (const text of texts) push(parseLenientJson(text));
   return out;
 }
 
-function formatHtml(html: string, finalUrl: string): TStructuredDocument {
-  const scan = scanHtml(html);
+/** Without a canonical link, the tracked URL (cleaned) is the identity: a redirect target may carry a session. */
+function canonicalOf(link: string | null, finalUrl: string, requestedUrl: string | undefined): string {
+  return (
+    (link && cleanUrl(link, finalUrl)) ||
+    (requestedUrl && cleanUrl(requestedUrl)) ||
+    cleanUrl(finalUrl) ||
+    requestedUrl ||
+    finalUrl
+  );
+}
+
+function formatHtml(html: string, finalUrl: string, options: TDocumentOptions): TStructuredDocument {
+  const scan = scanHtml(options.tree ?? html);
   const mainText = toLines(scan.text, BLOCK_SEPARATOR);
-  const canonicalUrl = (scan.canonicalHref && cleanUrl(scan.canonicalHref, finalUrl)) || cleanUrl(finalUrl) || finalUrl;
+  const jsonLd = parseJsonLd(scan.jsonLd);
+  const section = readOffers({ jsonLd, microdata: scan.microdata, metaProperties: scan.metaProperties, mainText });
   return {
+    formatVersion: DOCUMENT_FORMAT_VERSION,
     kind: "html",
     title: scan.title ?? scan.ogTitle ?? scan.headings[0] ?? null,
     description: scan.description,
-    canonicalUrl,
+    canonicalUrl: canonicalOf(scan.canonicalHref, finalUrl, options.requestedUrl),
     headings: scan.headings,
     mainText,
     prices: detectPrices(mainText),
-    jsonLd: parseJsonLd(scan.jsonLd),
+    jsonLd,
+    offers: section.offers,
+    availability: section.availability,
   };
 }
 
 /**
  * Formats an HTML page (a bare string is treated as HTML), a JSON body or plain text into the
- * stable structured document. Linear in the input size; never throws on malformed content.
+ * stable structured document. Linear in the input size; never throws on malformed content. Every
+ * string in it is storable (no NUL, no lone surrogates: lib/sanitize-text.ts). Pages from the web
+ * are formatted in the page worker (page-worker-pool.ts), off the event loop.
  */
-export function formatStructuredDocument(input: string | TDocumentInput, finalUrl: string): TStructuredDocument {
+export function formatStructuredDocument(
+  input: string | TDocumentInput,
+  finalUrl: string,
+  options: TDocumentOptions = {},
+): TStructuredDocument {
+  return sanitizeForStorage(formatUnsanitized(input, finalUrl, options));
+}
+
+function formatUnsanitized(
+  input: string | TDocumentInput,
+  finalUrl: string,
+  options: TDocumentOptions,
+): TStructuredDocument {
   const doc: TDocumentInput = typeof input === "string" ? { kind: "html", html: input } : input;
-  const canonicalUrl = cleanUrl(finalUrl) ?? finalUrl;
-  if (doc.kind === "html") return formatHtml(doc.html, finalUrl);
+  const canonicalUrl = canonicalOf(null, finalUrl, options.requestedUrl);
+  if (doc.kind === "html") return formatHtml(doc.html, finalUrl, options);
+  const empty = { offers: [], availability: null };
   if (doc.kind === "json") {
     return {
+      formatVersion: DOCUMENT_FORMAT_VERSION,
       kind: "json",
       title: null,
       description: null,
@@ -115,11 +171,13 @@ export function formatStructuredDocument(input: string | TDocumentInput, finalUr
       mainText: "",
       prices: [],
       jsonLd: [],
+      ...empty,
       json: dropVolatileKeys(doc.json),
     };
   }
   const mainText = toLines(doc.text.length > MAX_MAIN_TEXT * 2 ? doc.text.slice(0, MAX_MAIN_TEXT * 2) : doc.text, "\n");
   return {
+    formatVersion: DOCUMENT_FORMAT_VERSION,
     kind: "text",
     title: null,
     description: null,
@@ -128,5 +186,6 @@ export function formatStructuredDocument(input: string | TDocumentInput, finalUr
     mainText,
     prices: detectPrices(mainText),
     jsonLd: [],
+    ...empty,
   };
 }

@@ -1,12 +1,10 @@
 import { z } from "zod";
+import { sanitizeText } from "../../lib/sanitize-text";
 import { CapabilityFailure, completed, failed } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
-import {
-  formatStructuredDocument,
-  type TStructuredDocument,
-  ZStructuredDocumentSchema,
-} from "./format-structured-document";
+import { ZStructuredDocumentSchema } from "./format-structured-document";
+import { readPageInWorker } from "./page-worker-pool";
 import { safeFetch, type TFetchStats } from "./safe-fetch";
 
 export const ZWebScrapeInputSchema = z.object({
@@ -32,10 +30,23 @@ export const ZWebScrapeOutputSchema = z.object({
   contentType: z.string(),
   /** The stable structured document; hash this (with the definition version), not the raw page. */
   document: ZStructuredDocumentSchema,
-  /** Raw HTML (capped) for CSS-selector extractors. Volatile; never part of the hash. */
+  /** Raw HTML (capped, storable characters only). Volatile; never part of the hash. */
   html: z.string().optional(),
   /** Parsed JSON body as served (volatile keys included) for JSON-pointer extractors. */
   json: z.unknown().optional(),
+  /**
+   * Answers to the caller's CSS queries (`ctx.cssQueries`), keyed by cssQueryKey, read from the same
+   * parse as the document.
+   */
+  css: z
+    .record(
+      z.string(),
+      z.union([
+        z.object({ ok: z.literal(true), values: z.array(z.string().nullable()) }),
+        z.object({ ok: z.literal(false), reason: z.enum(["no_match", "invalid_selector"]) }),
+      ]),
+    )
+    .optional(),
 });
 export type TWebScrapeOutput = z.infer<typeof ZWebScrapeOutputSchema>;
 
@@ -58,27 +69,6 @@ function sniffKind(text: string): TBodyKind {
 
 export const WEB_SCRAPE = "web.scrape";
 
-function toDocument(
-  kind: TBodyKind,
-  text: string,
-  finalUrl: string,
-  contentType: string,
-): { document: TStructuredDocument; json?: unknown } {
-  if (kind === "html") return { document: formatStructuredDocument({ kind: "html", html: text }, finalUrl) };
-  if (kind === "text") return { document: formatStructuredDocument({ kind: "text", text }, finalUrl) };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new CapabilityFailure(
-      "INVALID_RESPONSE",
-      `${finalUrl} says it is JSON (${contentType || "no content type"}) but the body is not valid JSON.`,
-      true,
-    );
-  }
-  return { document: formatStructuredDocument({ kind: "json", json }, finalUrl), json };
-}
-
 async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<TCapabilityEnvelope<TWebScrapeOutput>> {
   const startedAt = new Date();
   const stats: TFetchStats = { requests: 0, bytes: 0 };
@@ -93,7 +83,22 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           : `Refusing to read ${input.url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
     });
     const kind = bodyKindOf(res.contentType) ?? sniffKind(res.text);
-    const { document, json } = toDocument(kind, res.text, res.finalUrl, res.contentType);
+    // Parsing, the structured document and CSS queries run in a worker thread with a time and memory
+    // budget (DESIGN §5); this thread only waits.
+    const page = await readPageInWorker(
+      {
+        kind,
+        body: res.text,
+        finalUrl: res.finalUrl,
+        requestedUrl: input.url,
+        contentType: res.contentType,
+        css: [...(ctx.cssQueries ?? [])],
+      },
+      ctx.config.fetch.page,
+      ctx.signal,
+    );
+    if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
+    const { document, json } = page;
     const output: TWebScrapeOutput = {
       url: input.url,
       finalUrl: res.finalUrl,
@@ -105,7 +110,8 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
     if (kind === "json") output.json = json;
     if (kind === "html") {
       const cap = ctx.config.fetch.htmlMaxChars;
-      output.html = res.text.length > cap ? res.text.slice(0, cap) : res.text;
+      output.html = sanitizeText(res.text.length > cap ? res.text.slice(0, cap) : res.text);
+      if (ctx.cssQueries?.length) output.css = page.css;
     }
     envelope = completed(output);
   } catch (err) {
@@ -124,7 +130,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
 export const webScrape: TCapability<TWebScrapeInput, TWebScrapeOutput> = {
   name: WEB_SCRAPE,
   description:
-    "Fetches a public web page (HTML, JSON or plain text) and formats it into a stable structured document: title, main text, headings, prices, JSON-LD entities and canonical URL.",
+    "Fetches a public web page (HTML, JSON or plain text) and formats it into a stable structured document: title, main text, headings, prices, JSON-LD entities, offers and availability, and canonical URL.",
   inputSchema: ZWebScrapeInputSchema,
   outputSchema: ZWebScrapeOutputSchema,
   execute: scrape,

@@ -41,6 +41,12 @@ export const VOLATILE_JSON_KEYS: ReadonlySet<string> = new Set([
   "cachebuster",
 ]);
 
+/**
+ * Dropped from JSON-LD only: offer fields that roll forward on their own (many shops set
+ * priceValidUntil to "today + 1 year" on every render) without the offer changing.
+ */
+export const VOLATILE_JSON_LD_KEYS: ReadonlySet<string> = new Set(["pricevaliduntil"]);
+
 const normalizeKey = (k: string) => k.replace(/[-_@]/g, "").toLowerCase();
 
 export function isVolatileKey(key: string): boolean {
@@ -51,18 +57,22 @@ export function isVolatileKey(key: string): boolean {
  * Deep copy without volatile keys (and, when `cleanUrls`, absolute URLs stripped of tracking
  * parameters — used for JSON-LD, whose `url` fields often carry campaign tags).
  */
-export function dropVolatileKeys(value: unknown, options: { cleanUrls?: boolean } = {}, depth = 0): unknown {
+export function dropVolatileKeys(
+  value: unknown,
+  options: { cleanUrls?: boolean; extraKeys?: ReadonlySet<string> } = {},
+  depth = 0,
+): unknown {
   if (depth > 64) return null; // pathological nesting; keep the document bounded
   if (Array.isArray(value)) return value.map((v) => dropVolatileKeys(v, options, depth + 1));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (isVolatileKey(k) || v === undefined) continue;
+      if (isVolatileKey(k) || options.extraKeys?.has(normalizeKey(k)) || v === undefined) continue;
       out[k] = dropVolatileKeys(v, options, depth + 1);
     }
     return out;
   }
-  if (options.cleanUrls && typeof value === "string" && value.includes("?") && /^https?:\/\//i.test(value)) {
+  if (options.cleanUrls && typeof value === "string" && /[?;(]/.test(value) && /^https?:\/\//i.test(value)) {
     return cleanUrl(value) ?? value;
   }
   return value;

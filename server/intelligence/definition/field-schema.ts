@@ -1,5 +1,5 @@
-import { parse as parseHtml } from "node-html-parser";
 import { z } from "zod";
+import { isValidCssSelector } from "../../capabilities/web-scrape/css-query";
 import { compileRegex } from "./regex-safety";
 
 /** The reserved escape-hatch field every tracker has; never declared by a definition. */
@@ -149,13 +149,4 @@ export type TField = z.infer<typeof ZFieldSchema>;
 
 export function isNumericFieldType(type: TFieldType): boolean {
   return (NUMERIC_FIELD_TYPES as readonly string[]).includes(type);
-}
-
-function isValidCssSelector(selector: string): boolean {
-  try {
-    parseHtml("<div></div>").querySelector(selector);
-    return true;
-  } catch {
-    return false;
-  }
 }

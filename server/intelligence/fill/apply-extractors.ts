@@ -1,4 +1,10 @@
-import { parse as parseHtml } from "node-html-parser";
+import {
+  answerCssInWorker,
+  cssQueryKey,
+  DEFAULT_PAGE_LIMITS,
+  type TCssAnswer,
+  type TCssQuery,
+} from "../../capabilities";
 import type { TExtractor, TField } from "../definition/field-schema";
 import type { TRecordValue } from "../definition/record-types";
 import { compileRegex, MAX_REGEX_TEXT_CHARS } from "../definition/regex-safety";
@@ -6,8 +12,11 @@ import type { TTrackerDefinition } from "../definition/tracker-definition-schema
 import { coerceValue } from "./coerce-value";
 import { resolveJsonPointer } from "./json-pointer";
 
-/** What a capability call produced: its JSON result, plus the page HTML and main text for web pages. */
-export type TRawCapture = { json: unknown; html?: string; text?: string };
+/**
+ * What a capability call produced: its JSON result, plus for web pages the main text, the answers to
+ * the CSS queries the crawl was asked (one parse, in the page worker) and the page HTML.
+ */
+export type TRawCapture = { json: unknown; html?: string; text?: string; css?: Record<string, TCssAnswer> };
 
 export type TExtractionResult = {
   /** One entry per field that has an extractor (value or null), keyed by field name. */
@@ -18,20 +27,38 @@ export type TExtractionResult = {
 
 const MAX_LIST_MATCHES = 100;
 
-/** Fills every field that carries an extractor, by code. Failures become null plus a warning. */
-export function applyExtractors(definition: TTrackerDefinition, raw: TRawCapture): TExtractionResult {
+/** The CSS queries a definition's extractors ask (the refresh passes them to the crawl). */
+export function cssQueriesOf(definition: TTrackerDefinition): TCssQuery[] {
+  const queries: TCssQuery[] = [];
+  for (const field of definition.fields) {
+    const e = field.extractor;
+    if (e?.kind !== "css") continue;
+    queries.push({
+      selector: e.selector,
+      all: field.type === "string_list",
+      ...(e.attribute ? { attribute: e.attribute } : {}),
+    });
+  }
+  return queries;
+}
+
+/**
+ * Fills every field that carries an extractor, by code. Failures become null plus a warning.
+ * CSS answers come with the capture; queries it lacks (a caller with only HTML) are answered in the
+ * page worker — never by parsing on this thread (DESIGN §5).
+ */
+export async function applyExtractors(definition: TTrackerDefinition, raw: TRawCapture): Promise<TExtractionResult> {
   const values: Record<string, TRecordValue> = {};
   const warnings: string[] = [];
-  // Parse the HTML once, lazily: only CSS extractors need it.
-  let root: ReturnType<typeof parseHtml> | null | undefined;
-  const htmlRoot = () => {
-    if (root === undefined) root = raw.html === undefined ? null : parseHtml(raw.html);
-    return root;
-  };
+  const missing = cssQueriesOf(definition).filter((q) => !raw.css || !Object.hasOwn(raw.css, cssQueryKey(q)));
+  let css = raw.css ?? {};
+  if (missing.length && raw.html !== undefined) {
+    css = { ...css, ...(await answerCssInWorker(raw.html, missing, DEFAULT_PAGE_LIMITS)) };
+  }
 
   for (const field of definition.fields) {
     if (!field.extractor) continue;
-    const extracted = extract(field, field.extractor, raw, htmlRoot);
+    const extracted = extract(field, field.extractor, raw, css);
     if (!extracted.found) {
       values[field.name] = null;
       warnings.push(`${field.name}: ${extracted.reason}`);
@@ -46,12 +73,7 @@ export function applyExtractors(definition: TTrackerDefinition, raw: TRawCapture
 
 type TExtracted = { found: true; value: unknown } | { found: false; reason: string };
 
-function extract(
-  field: TField,
-  extractor: TExtractor,
-  raw: TRawCapture,
-  htmlRoot: () => ReturnType<typeof parseHtml> | null,
-): TExtracted {
+function extract(field: TField, extractor: TExtractor, raw: TRawCapture, css: Record<string, TCssAnswer>): TExtracted {
   const wantsList = field.type === "string_list";
   switch (extractor.kind) {
     case "json_pointer": {
@@ -59,21 +81,23 @@ function extract(
       return hit.found ? hit : { found: false, reason: `JSON pointer "${extractor.pointer}" matched nothing` };
     }
     case "css": {
-      const root = htmlRoot();
-      if (!root) return { found: false, reason: "no page HTML to run the CSS selector against" };
-      const read = (el: ReturnType<typeof root.querySelectorAll>[number]) =>
-        extractor.attribute ? (el.getAttribute(extractor.attribute) ?? null) : el.text;
-      let elements: ReturnType<typeof root.querySelectorAll>;
-      try {
-        elements = wantsList
-          ? root.querySelectorAll(extractor.selector)
-          : [root.querySelector(extractor.selector)].filter((e) => e !== null);
-      } catch {
-        return { found: false, reason: `CSS selector "${extractor.selector}" could not be applied` };
+      const key = cssQueryKey({
+        selector: extractor.selector,
+        all: wantsList,
+        ...(extractor.attribute ? { attribute: extractor.attribute } : {}),
+      });
+      const answer = Object.hasOwn(css, key) ? css[key] : undefined;
+      if (!answer) return { found: false, reason: "no page HTML to run the CSS selector against" };
+      if (!answer.ok) {
+        return {
+          found: false,
+          reason:
+            answer.reason === "invalid_selector"
+              ? `CSS selector "${extractor.selector}" could not be applied`
+              : `CSS selector "${extractor.selector}" matched nothing`,
+        };
       }
-      if (elements.length === 0)
-        return { found: false, reason: `CSS selector "${extractor.selector}" matched nothing` };
-      const texts = elements.slice(0, MAX_LIST_MATCHES).map(read);
+      const texts = answer.values.slice(0, MAX_LIST_MATCHES);
       return { found: true, value: wantsList ? texts.filter((t) => t !== null) : texts[0] };
     }
     case "regex": {

@@ -1,4 +1,5 @@
 import type { LanguageModel } from "ai";
+import { sanitizeForStorage } from "../../lib/sanitize-text";
 import { buildRecordSchema } from "../definition/build-record-schema";
 import { NOTABLE_SIGNALS } from "../definition/field-schema";
 import type { TRecord } from "../definition/record-types";
@@ -43,7 +44,7 @@ export type TFillRecordResult = {
  */
 export async function fillRecord(input: TFillRecordInput): Promise<TFillRecordResult> {
   const { def, raw, model } = input;
-  const { values: extracted, warnings } = applyExtractors(def, raw);
+  const { values: extracted, warnings } = await applyExtractors(def, raw);
   const modelFields = def.fields.filter((f) => !f.extractor);
 
   if (model === null || modelFields.length === 0) {
@@ -91,9 +92,13 @@ export async function fillRecord(input: TFillRecordInput): Promise<TFillRecordRe
   }
 }
 
-/** Last guard: the assembled record must validate against the full record schema. */
+/**
+ * Last guard: the assembled record must validate against the full record schema, and carry only text
+ * the database can store (page or model text with a NUL would fail every later refresh: DESIGN §8).
+ */
 function finalise(def: TTrackerDefinition, record: TRecord): TRecord {
-  const parsed = buildRecordSchema(def).safeParse(record);
+  const clean = sanitizeForStorage(record);
+  const parsed = buildRecordSchema(def).safeParse(clean);
   if (!parsed.success) throw new Error(`assembled record is invalid: ${formatIssues(parsed.error.issues).join("; ")}`);
-  return record;
+  return clean;
 }

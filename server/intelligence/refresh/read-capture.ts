@@ -1,3 +1,4 @@
+import { cleanUrl, type TCssAnswer } from "../../capabilities";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { TTrackerDefinition } from "../definition";
 import type { TRawCapture } from "../fill";
@@ -21,6 +22,7 @@ type TResults = {
   finalUrl?: string;
   html?: string;
   json?: unknown;
+  css?: Record<string, TCssAnswer>;
   place?: { placeId?: string } & Record<string, unknown>;
 };
 
@@ -35,6 +37,7 @@ export function readCapture(
   const json = r.place ?? (r.json !== undefined ? r.json : document);
   const raw: TRawCapture = { json };
   if (r.html !== undefined) raw.html = r.html;
+  if (r.css !== undefined) raw.css = r.css;
   if (typeof r.document?.mainText === "string") raw.text = r.document.mainText;
 
   const inputRecord = (input ?? {}) as Record<string, unknown>;
@@ -43,9 +46,13 @@ export function readCapture(
     case "place_id":
       entityKey = String(r.place?.placeId ?? inputRecord.placeId ?? canonicalJson(input));
       break;
-    case "canonical_url":
-      entityKey = r.document?.canonicalUrl || r.finalUrl || String(inputRecord.url ?? canonicalJson(input));
+    case "canonical_url": {
+      // The page's canonical link, else the tracked URL — never the redirect target, which may carry a
+      // session (DESIGN §5); both without tracking and session parameters.
+      const tracked = typeof inputRecord.url === "string" ? (cleanUrl(inputRecord.url) ?? inputRecord.url) : null;
+      entityKey = r.document?.canonicalUrl || tracked || canonicalJson(input);
       break;
+    }
     default:
       entityKey = `${capability}:${canonicalJson(input)}`;
   }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getModel } from "../../ai";
 import {
   capabilityConfigFromEnv,
+  documentFormatOfHash,
   executeCapability,
   hashStructuredDocument,
   type TCapabilityConfig,
@@ -14,10 +15,17 @@ import { publish } from "../../events";
 import type { Prisma, RefreshRun } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
-import { appendChange, ensureEntity, getCurrentState, stampChecked, writeCurrentState } from "../../timeline";
-import { effectiveFields, type TRecord, type TTrackerDefinition } from "../definition";
+import {
+  appendChange,
+  ensureEntity,
+  findOrCarryEntity,
+  getCurrentState,
+  stampChecked,
+  writeCurrentState,
+} from "../../timeline";
+import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
 import { diffRecords, type TDeltas } from "../diff";
-import { addUsage, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
+import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
 import {
   contextQueryFor,
   describeFieldsForJudge,
@@ -189,6 +197,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
           config: options.capabilityConfig ?? capabilityConfigFromEnv(),
           ledger: createDbLedger(db, run.id),
           callKey: `crawl:${tracker.capability}`,
+          // CSS extractors are answered from the crawl's own parse of the page (one parse, off the event loop).
+          cssQueries: cssQueriesOf(def),
         });
         if (envelope.status !== "completed" || !envelope.results) {
           const error = envelope.error;
@@ -205,7 +215,15 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
 
     // 4. Pre-check: same document under the same definition version → nothing to do, no model call.
     const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${locked.version}`);
-    const entity = await ensureEntity(db, { trackerId, entityKey: capture.entityKey });
+    // New document formats may derive entity keys differently (sessions stripped): an entity stored under
+    // an older format keeps its timeline under the new key (one-time; see find-or-carry-entity.ts).
+    const format = documentFormatOfHash(contentHash);
+    const entity =
+      (await findOrCarryEntity(db, {
+        trackerId,
+        entityKey: capture.entityKey,
+        isOlderFormat: (stored) => documentFormatOfHash(stored) < format,
+      })) ?? (await ensureEntity(db, { trackerId, entityKey: capture.entityKey }));
     const state = await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
@@ -217,7 +235,15 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         },
       });
     }
-    steps.record({ step: "precheck", status: "ok", ms: 0, detail: state ? "changed" : "first run" });
+    // A hash made under an older document format (e.g. before offers were read) differs even when the
+    // page did not change: this run re-fills and, if no tracked field moved, only stores the new hash.
+    const reformatted = !!state && documentFormatOfHash(state.contentHash) < format;
+    steps.record({
+      step: "precheck",
+      status: "ok",
+      ms: 0,
+      detail: reformatted ? "new document format" : state ? "changed" : "first run",
+    });
 
     // 5. Fill.
     const filled = await metered(
@@ -244,6 +270,19 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       async () => diffRecords(previous, filled.record, def),
       (d) => `${Object.keys(d).length} delta(s)`,
     );
+
+    // One-time re-hash under a new document format (DESIGN §3 step 2): baseline-preserving. No tracked
+    // field moved → store the new hash like an unchanged page (no change row, no judge call; the fill
+    // needed no model call when extractors cover every field). Wording-only notable_signals are ignored.
+    if (state && reformatted && Object.keys(deltas).every((field) => field === NOTABLE_SIGNALS)) {
+      return await finish({
+        outcome: "unchanged",
+        summary: "no change (re-hashed under a new page format)",
+        write: async (tx) => {
+          await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
+        },
+      });
+    }
 
     // First run: the baseline.
     if (!state) {

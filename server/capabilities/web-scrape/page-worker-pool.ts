@@ -1,0 +1,230 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { CapabilityFailure } from "../envelope";
+import type { TCssAnswer, TCssQuery } from "./css-query";
+import type { TPageLimits } from "./page-limits";
+import type { TPageResult, TPageTask } from "./understand-page";
+
+/**
+ * A small pool of worker threads that read untrusted pages (DESIGN §5: off the event loop, with a
+ * time and memory budget). Each page gets `timeoutMs` once a worker has it; a worker over its
+ * budget or its heap cap (`resourceLimits`) is terminated and replaced, and that page's run fails
+ * with PAGE_TOO_COMPLEX. The server's own thread only copies the body in and the result out.
+ *
+ * The entry is a plain .mjs file resolved from the project root at run time and imported by a
+ * one-line eval'd bootstrap: a bundler cannot follow it (Turbopack traces `new Worker(<path>)` and
+ * would try to bundle tsx), so `next start`, vitest and the tsx scripts all load the same file.
+ */
+
+const WORKER_FILE = path.join(process.cwd(), "server", "capabilities", "web-scrape", "page-worker.mjs");
+const BOOTSTRAP = `import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)});`;
+
+type TJob = {
+  id: number;
+  task: TPageTask;
+  timeoutMs: number;
+  resolve: (r: TPageResult) => void;
+  reject: (e: Error) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+};
+
+type TSlot = {
+  worker: Worker;
+  ready: boolean;
+  dead: boolean;
+  job: TJob | null;
+  timer: ReturnType<typeof setTimeout> | null;
+};
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+class PageWorkerPool {
+  private slots: TSlot[] = [];
+  private queue: TJob[] = [];
+  private nextId = 1;
+
+  constructor(private readonly limits: Pick<TPageLimits, "memoryMb" | "workers">) {}
+
+  run(task: TPageTask, timeoutMs: number, signal?: AbortSignal): Promise<TPageResult> {
+    return new Promise<TPageResult>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new CapabilityFailure("ABORTED", `Reading ${task.finalUrl} was cancelled.`, true));
+        return;
+      }
+      const job: TJob = { id: this.nextId++, task, timeoutMs, resolve, reject };
+      if (signal) {
+        job.signal = signal;
+        job.onAbort = () => {
+          const i = this.queue.indexOf(job);
+          if (i < 0) return; // already in a worker: it finishes within its budget
+          this.queue.splice(i, 1);
+          reject(new CapabilityFailure("ABORTED", `Reading ${task.finalUrl} was cancelled.`, true));
+        };
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  /** Terminates every worker (tests, shutdown). Queued pages fail with ABORTED. */
+  async close(): Promise<void> {
+    for (const job of this.queue.splice(0)) {
+      this.settle(job);
+      job.reject(new CapabilityFailure("ABORTED", "The page reader was shut down.", true));
+    }
+    await Promise.all([...this.slots].map((s) => this.kill(s)));
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      const slot = this.slots.find((s) => s.ready && !s.job && !s.dead);
+      if (!slot) {
+        if (this.slots.length < this.limits.workers) this.spawn();
+        return; // a worker that becomes ready (or finishes) pumps again
+      }
+      this.dispatch(slot, this.queue.shift() as TJob);
+    }
+  }
+
+  private spawn(): void {
+    const worker = new Worker(BOOTSTRAP, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      stdout: false,
+      stderr: false,
+    });
+    const slot: TSlot = { worker, ready: false, dead: false, job: null, timer: null };
+    this.slots.push(slot);
+    worker.on("message", (message: { ready?: true; id?: number; result?: TPageResult; error?: string }) => {
+      if (message.ready) {
+        slot.ready = true;
+        worker.unref();
+        this.pump();
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.id !== message.id) return;
+      this.release(slot);
+      if (message.error !== undefined || !message.result) {
+        job.reject(
+          new CapabilityFailure(
+            "INTERNAL",
+            `Reading ${job.task.finalUrl} failed unexpectedly: ${message.error ?? "no result"}`,
+          ),
+        );
+      } else {
+        job.resolve(message.result);
+      }
+      this.pump();
+    });
+    worker.on("error", (error: Error & { code?: string }) => this.died(slot, error));
+    worker.on("exit", (code) => this.died(slot, new Error(`page worker exited with code ${code}`)));
+  }
+
+  private dispatch(slot: TSlot, job: TJob): void {
+    slot.job = job;
+    slot.worker.ref(); // a page in flight keeps the process alive; an idle worker does not
+    slot.timer = setTimeout(() => {
+      void this.kill(slot);
+      this.settle(job);
+      job.reject(
+        new CapabilityFailure(
+          "PAGE_TOO_COMPLEX",
+          `Reading ${job.task.finalUrl} took longer than its ${seconds(job.timeoutMs)} budget, so it was stopped. The page is too large or too deeply nested to read.`,
+          false,
+          { timeoutMs: job.timeoutMs },
+        ),
+      );
+      this.pump();
+    }, job.timeoutMs);
+    slot.worker.postMessage({ id: job.id, task: job.task });
+  }
+
+  private release(slot: TSlot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    if (slot.job) this.settle(slot.job);
+    slot.job = null;
+    slot.worker.unref();
+  }
+
+  private settle(job: TJob): void {
+    if (job.signal && job.onAbort) job.signal.removeEventListener("abort", job.onAbort);
+  }
+
+  private async kill(slot: TSlot): Promise<void> {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    slot.dead = true;
+    this.slots = this.slots.filter((s) => s !== slot);
+    await slot.worker.terminate().catch(() => {});
+  }
+
+  /** A worker crashed, ran out of heap or exited: fail its page, replace it on demand. */
+  private died(slot: TSlot, error: Error & { code?: string }): void {
+    if (slot.dead) return;
+    const wasReady = slot.ready;
+    const job = slot.job;
+    void this.kill(slot);
+    if (job) {
+      this.settle(job);
+      job.reject(
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? new CapabilityFailure(
+              "PAGE_TOO_COMPLEX",
+              `Reading ${job.task.finalUrl} needed more than ${this.limits.memoryMb} MB, so it was stopped. The page is too large to read.`,
+              false,
+              { memoryMb: this.limits.memoryMb },
+            )
+          : new CapabilityFailure("INTERNAL", `Reading ${job.task.finalUrl} failed unexpectedly: ${error.message}`),
+      );
+    }
+    if (!wasReady) {
+      // The reader cannot start at all (broken install): fail what waits rather than respawn forever.
+      for (const queued of this.queue.splice(0)) {
+        this.settle(queued);
+        queued.reject(new CapabilityFailure("INTERNAL", `The page reader could not start: ${error.message}`));
+      }
+      return;
+    }
+    this.pump();
+  }
+}
+
+let pool: PageWorkerPool | null = null;
+
+/** Reads one page in the process-wide pool (sized by the first caller's limits). */
+export function readPageInWorker(task: TPageTask, limits: TPageLimits, signal?: AbortSignal): Promise<TPageResult> {
+  pool ??= new PageWorkerPool(limits);
+  return pool.run(task, limits.timeoutMs, signal);
+}
+
+/** Stops the pool's workers; the next page starts a fresh pool. */
+export async function closePageWorkers(): Promise<void> {
+  const current = pool;
+  pool = null;
+  await current?.close();
+}
+
+/** Answers CSS queries against an HTML string in the pool (callers that hold HTML but no answers). */
+export async function answerCssInWorker(
+  html: string,
+  queries: readonly TCssQuery[],
+  limits: TPageLimits,
+): Promise<Record<string, TCssAnswer>> {
+  const result = await readPageInWorker(
+    {
+      kind: "html",
+      body: html,
+      finalUrl: "about:blank",
+      requestedUrl: "about:blank",
+      contentType: "text/html",
+      css: [...queries],
+    },
+    limits,
+  );
+  return result.ok ? result.css : {};
+}

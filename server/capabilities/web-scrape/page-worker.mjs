@@ -1,0 +1,19 @@
+// The page worker's entry (DESIGN §5: parsing untrusted pages runs off the event loop). Plain
+// JavaScript, loaded by path at run time (page-worker-pool.ts), so it works the same under
+// `next start` (whose bundle never contains it), vitest, tsx scripts and the benchmark; the
+// TypeScript it runs is loaded through tsx's loader, scoped to this import.
+import { parentPort } from "node:worker_threads";
+import { tsImport } from "tsx/esm/api";
+
+const { understandPage } = await tsImport("./understand-page.ts", import.meta.url);
+
+parentPort.on("message", (message) => {
+  let reply;
+  try {
+    reply = { id: message.id, result: understandPage(message.task) };
+  } catch (error) {
+    reply = { id: message.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort.postMessage(reply);
+});
+parentPort.postMessage({ ready: true });
