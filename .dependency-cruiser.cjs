@@ -17,7 +17,7 @@ const LEVELS = [
   ["capabilities", "ai", "events"],
 ];
 /** The foundation every room may use: env, db, logger, errors, small pure helpers, the generated client. */
-const FOUNDATION = "^server/(env|db|db-[a-z-]+|logger|errors)\\.ts$|^server/(lib|generated)/";
+const FOUNDATION = "^server/(env|db|db-[a-z-]+|logger|errors|defer)\\.ts$|^server/(lib|lifecycle|generated)/";
 
 const room = (names) => `^server/(${names.join("|")})/`;
 

@@ -33,7 +33,6 @@ export {
   isFailing,
 } from "../intelligence/tracker-store/tracker-status-rules";
 export * from "./commands/create-active-tracker";
-export * from "./commands/schedule-options";
 export * from "./commands/set-tracker-schedule";
 export * from "./commands/set-tracker-status";
 export * from "./commands/set-trackers-status";
