@@ -7,7 +7,6 @@ import { getEnv } from "./env";
 import { AppError } from "./errors";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { logger } from "./logger";
-import { ensureLocalUser } from "./users/ensure-local-user";
 
 export type { TApplyResult, TMigrationState, TSqlRunner } from "./db-migrate";
 export { applyMigrations, getMigrationState, pgClientRunner, pgliteRunner, readMigrations } from "./db-migrate";
@@ -155,13 +154,8 @@ async function openConfigured(): Promise<TDbHandle> {
     }
     handle = embedded;
   }
-  try {
-    // Until accounts arrive every install has exactly one user.
-    await ensureLocalUser(handle.db);
-  } catch (error) {
-    await handle.close().catch(() => {});
-    throw error;
-  }
+  // No user is created here: a fresh install waits for its owner account (server/auth), which also adopts the
+  // legacy local user's data on an install from before accounts.
   logger.info("database ready", { ...describeDatabase(), ms: Math.round(performance.now() - started) });
   return handle;
 }
