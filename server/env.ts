@@ -46,8 +46,7 @@ const commaList = z
 
 export const AUTH_SECRET_MIN_LENGTH = 32;
 
-export const ZEnvSchema = z
-  .object({
+export const ZEnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Any PostgreSQL. Unset → embedded PGlite under DATA_DIR. */
   DATABASE_URL: postgresUrl,
@@ -105,18 +104,7 @@ export const ZEnvSchema = z
   APP_URL: httpUrl,
   /** Extra Host headers to answer (host or host:port), besides localhost, 127.0.0.1, [::1] and APP_URL's host. */
   ALLOWED_HOSTS: commaList,
-})
-  .superRefine((env, ctx) => {
-    // The embedded database keeps a generated secret beside its data; a shared PostgreSQL serves several
-    // instances, which must all sign cookies with the same configured secret.
-    if (env.NODE_ENV === "production" && env.DATABASE_URL && !env.AUTH_SECRET) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["AUTH_SECRET"],
-        message: `is required in production with DATABASE_URL (at least ${AUTH_SECRET_MIN_LENGTH} characters, e.g. \`openssl rand -base64 32\`)`,
-      });
-    }
-  });
+});
 
 export type TEnv = z.infer<typeof ZEnvSchema>;
 
@@ -127,9 +115,24 @@ export class EnvError extends Error {
 /** Parses an environment; throws an EnvError whose message is one line naming each bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): TEnv {
   const result = ZEnvSchema.safeParse(source);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+  const problems = result.success
+    ? crossFieldProblems(result.data)
+    : result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+  if (result.success && problems.length === 0) return result.data;
   throw new EnvError(`Invalid configuration: ${problems.join("; ")}`);
+}
+
+/** Rules that span variables. */
+function crossFieldProblems(env: TEnv): string[] {
+  const problems: string[] = [];
+  // The embedded database keeps a generated secret beside its data; a shared PostgreSQL serves several
+  // instances, which must all sign cookies with the same configured secret.
+  if (env.NODE_ENV === "production" && env.DATABASE_URL && !env.AUTH_SECRET) {
+    problems.push(
+      `AUTH_SECRET is required in production with DATABASE_URL (at least ${AUTH_SECRET_MIN_LENGTH} characters, e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  return problems;
 }
 
 /** For command-line entry points (start, worker, demo): a bad configuration prints its one line and exits 1. */

@@ -1,5 +1,6 @@
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
+import { LOCAL_USER_ID } from "../users/ensure-local-user";
 
 /** Who owns this install and whether anyone may sign up. Before the owner account exists: `ownerId` null. */
 export type TAccessState = { ownerId: string | null; openSignUp: boolean };
@@ -20,4 +21,9 @@ export async function setOpenSignUp(db: TDb, input: { userId: string; open: bool
 export async function assertOwner(db: TDb | TTx, userId: string): Promise<void> {
   const { ownerId } = await getAccessState(db);
   if (!ownerId || ownerId !== userId) throw new AppError("FORBIDDEN", "Only the owner of this Bellwether can do that.");
+}
+
+/** Whether this install has data from before accounts (the local user), which the owner account will adopt. */
+export async function hasLegacyLocalData(db: TDb | TTx): Promise<boolean> {
+  return (await db.user.count({ where: { id: LOCAL_USER_ID, isLocal: true } })) > 0;
 }

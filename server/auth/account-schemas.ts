@@ -18,11 +18,7 @@ export const ZEmailSchema = z
   .toLowerCase()
   .pipe(z.email("Enter a valid email address, like you@example.com."));
 
-export const ZNameSchema = z
-  .string()
-  .trim()
-  .min(1, "Enter your name.")
-  .max(100, "Keep the name under 100 characters.");
+export const ZNameSchema = z.string().trim().min(1, "Enter your name.").max(100, "Keep the name under 100 characters.");
 
 /** Creating an account: the owner on first run, or anyone with an invite (or while open sign-up is on). */
 export const ZNewAccountSchema = z.object({

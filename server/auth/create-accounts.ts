@@ -56,7 +56,9 @@ export async function createMemberAccount(
     return await db.$transaction(async (tx) => {
       const access = await getAccessState(tx);
       if (!access.ownerId) {
-        throw new AppError("PRECONDITION_FAILED", "Create the owner account first.", { details: { reason: "no_owner" } });
+        throw new AppError("PRECONDITION_FAILED", "Create the owner account first.", {
+          details: { reason: "no_owner" },
+        });
       }
       const id = randomUUID();
       const user = await tx.user.create({ data: { id, email, name: input.name, role: "member" } });
@@ -64,9 +66,13 @@ export async function createMemberAccount(
       if (input.inviteToken) {
         await claimInvite(tx, input.inviteToken, id);
       } else if (!access.openSignUp) {
-        throw new AppError("FORBIDDEN", "Sign-up is by invitation only. Ask the owner of this Bellwether for an invite link.", {
-          details: { reason: "sign_up_closed" },
-        });
+        throw new AppError(
+          "FORBIDDEN",
+          "Sign-up is by invitation only. Ask the owner of this Bellwether for an invite link.",
+          {
+            details: { reason: "sign_up_closed" },
+          },
+        );
       }
       return user;
     });

@@ -7,9 +7,8 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { accountsPlugin } from "./accounts-plugin";
 import { resolveAuthSecret } from "./auth-secret";
 import { isAllowedHost, requestPolicyFromEnv, type TRequestPolicy } from "./request-guard";
+import { AUTH_COOKIE_PREFIX } from "./session-cookie";
 
-/** Cookie names start with this: `bellwether.session_token` (`__Secure-` prefixed behind https). */
-export const AUTH_COOKIE_PREFIX = "bellwether";
 export const AUTH_BASE_PATH = "/api/auth";
 const SESSION_DAYS = 30;
 

@@ -25,7 +25,9 @@ export async function resetPassword(
       data: { password: hash },
     });
     if (updated.count === 0) {
-      await tx.account.create({ data: { userId: user.id, accountId: user.id, providerId: "credential", password: hash } });
+      await tx.account.create({
+        data: { userId: user.id, accountId: user.id, providerId: "credential", password: hash },
+      });
     }
     const { count } = await tx.session.deleteMany({ where: { userId: user.id } });
     return { userId: user.id, sessionsRevoked: count };

@@ -1,6 +1,6 @@
-import { getSessionCookie } from "better-auth/cookies";
 import type { TDb } from "../db";
-import { AUTH_COOKIE_PREFIX, getAuth } from "./create-auth";
+import { getAuth } from "./create-auth";
+import { hasSessionCookie } from "./session-cookie";
 
 /**
  * The caller, as every route handler, the tRPC context and the pages see it. Structurally a subset of the User
@@ -32,8 +32,4 @@ export async function resolveSessionUser(db: TDb, headers: Headers): Promise<TSe
     role: user.role === "owner" ? "owner" : "member",
     sessionId: session.id,
   };
-}
-
-export function hasSessionCookie(headers: Headers): boolean {
-  return getSessionCookie(headers, { cookiePrefix: AUTH_COOKIE_PREFIX }) !== null;
 }
