@@ -1,5 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { guardRequest, requestPolicyFromEnv, type TRequestPolicy } from "@/server/auth/request-guard";
+import { guardRequest, requestPolicyFromEnv } from "@/server/auth/request-guard";
 import { contentSecurityPolicy, createNonce } from "@/server/auth/security-headers";
 import { hasSessionCookie } from "@/server/auth/session-cookie";
 import { getEnv } from "@/server/env";
@@ -15,11 +15,9 @@ import { getEnv } from "@/server/env";
 /** Pages anyone may open: signing in and creating accounts. */
 const PUBLIC_PAGES = [/^\/sign-in$/, /^\/sign-up$/, /^\/setup-owner$/, /^\/invite\/[^/]+$/];
 
-let policy: TRequestPolicy | undefined;
-
 export function proxy(request: NextRequest) {
   const env = getEnv();
-  policy ??= requestPolicyFromEnv(env);
+  const policy = requestPolicyFromEnv(env);
   const { pathname, search } = request.nextUrl;
 
   const verdict = guardRequest({ method: request.method, pathname, headers: request.headers }, policy);
@@ -33,6 +31,7 @@ export function proxy(request: NextRequest) {
   if (pathname.startsWith("/api/")) return NextResponse.next();
 
   if (!PUBLIC_PAGES.some((page) => page.test(pathname)) && !hasSessionCookie(request.headers)) {
+    // Next sends a same-origin redirect as a relative Location, so the browser stays on the host it used.
     const signIn = request.nextUrl.clone();
     signIn.pathname = "/sign-in";
     signIn.search = pathname === "/" ? "" : `?next=${encodeURIComponent(`${pathname}${search}`)}`;

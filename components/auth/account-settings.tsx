@@ -32,7 +32,7 @@ export function AccountSettings({ user }: { user: { name: string; email: string 
           {user.email ? ` (${user.email})` : null}
           {user.isOwner ? " · owner of this Bellwether" : null}
         </p>
-        <ChangePassword />
+        <ChangePassword email={user.email} />
         <Sessions />
       </Panel>
       {user.isOwner ? (
@@ -45,7 +45,7 @@ export function AccountSettings({ user }: { user: { name: string; email: string 
   );
 }
 
-function ChangePassword() {
+function ChangePassword({ email }: { email: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
   const [pending, setPending] = useState(false);
@@ -77,6 +77,8 @@ function ChangePassword() {
   return (
     <form onSubmit={submit} className="mt-4 max-w-md space-y-3" aria-describedby="change-password-error" noValidate>
       <h3 className="text-sm font-semibold">Change password</h3>
+      {/* Lets password managers file the new password under the right account. */}
+      <input type="email" name="username" autoComplete="username" value={email ?? ""} readOnly hidden />
       <Field
         id="current-password"
         name="current-password"
@@ -242,7 +244,18 @@ function Invites() {
   const [copied, setCopied] = useState(false);
   const invites = useQuery(trpc.account.invites.queryOptions());
   const invalidate = () => queryClient.invalidateQueries(trpc.account.invites.queryFilter());
-  const create = useMutation(trpc.account.createInvite.mutationOptions({ onSuccess: invalidate }));
+  const create = useMutation(
+    trpc.account.createInvite.mutationOptions({
+      onSuccess: ({ invite }) => {
+        // Shown at once, whatever a list request still in flight returns; then refreshed from the server.
+        queryClient.setQueryData(trpc.account.invites.queryKey(), (old) => [
+          invite,
+          ...(old ?? []).filter((i) => i.id !== invite.id),
+        ]);
+        return invalidate();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.account.revokeInvite.mutationOptions({ onSuccess: invalidate }));
   const link = create.data ? `${window.location.origin}/invite/${create.data.token}` : null;
 
