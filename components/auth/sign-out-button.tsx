@@ -1,11 +1,16 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authClient, goTo } from "./auth-client";
 
 export function SignOutButton() {
   const [pending, setPending] = useState(false);
   const [failed, setFailed] = useState(false);
+  // Once per page load: better-auth extends a session used for over a day and renews its cookie, so people who
+  // keep using Bellwether stay signed in (sessions lapse after 30 days unused).
+  useEffect(() => {
+    void authClient.getSession();
+  }, []);
   const signOut = async () => {
     setPending(true);
     const { error } = await authClient.signOut();

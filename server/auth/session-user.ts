@@ -22,7 +22,9 @@ export type TSessionUser = {
  */
 export async function resolveSessionUser(db: TDb, headers: Headers): Promise<TSessionUser | null> {
   if (!hasSessionCookie(headers)) return null; // no cookie: no database round trip
-  const found = await getAuth(db).api.getSession({ headers });
+  // Read-only here: a refresh must also renew the cookie, which only better-auth's own handler can send (the
+  // header calls /api/auth/get-session once per page load for that).
+  const found = await getAuth(db).api.getSession({ headers, query: { disableRefresh: true } });
   if (!found) return null;
   const { user, session } = found;
   return {
