@@ -10,8 +10,11 @@ export default async function TrackerRoute({ params }: { params: Promise<{ id: s
   // Prefetch failures (e.g. not found) surface in the client component with their message.
   await prefetch(trpc.tracker.get.queryOptions({ trackerId: id }));
   // A missing tracker, or another person's (the same NOT_FOUND: DESIGN §9), is the not-found page.
-  const failed = getQueryClient().getQueryState(trpc.tracker.get.queryKey({ trackerId: id }))?.error;
-  if ((failed as { data?: { code?: string } } | null)?.data?.code === "NOT_FOUND") notFound();
+  // (In-process, the error is the TRPCError itself: its `code`.)
+  const failed = getQueryClient().getQueryState(trpc.tracker.get.queryKey({ trackerId: id }))?.error as {
+    code?: string;
+  } | null;
+  if (failed?.code === "NOT_FOUND") notFound();
   return (
     <HydrateClient>
       <TrackerPage trackerId={id} />
