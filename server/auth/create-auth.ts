@@ -75,6 +75,9 @@ export function createAuth(db: TDb, config: TAuthConfig) {
         "/change-password": { window: 60, max: 10 },
       },
     },
+    // Sessions are listed and revoked by id through tRPC (server/auth/sessions.ts); better-auth's own listing
+    // would hand every session's token to the page's scripts.
+    disabledPaths: ["/list-sessions"],
     telemetry: { enabled: false },
     logger: {
       level: "warn",

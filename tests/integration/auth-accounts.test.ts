@@ -135,6 +135,14 @@ describe("sign-in and sign-out through the better-auth handler", () => {
     expect(await t.db.user.count({ where: { email: "eve@example.com" } })).toBe(0);
   });
 
+  it("does not offer better-auth's session listing (it would expose session tokens to scripts)", async () => {
+    const cookie = await createOwner();
+    const res = await auth.handler(
+      new Request(`${TEST_ORIGIN}/api/auth/list-sessions`, { headers: browserHeaders(cookie) }),
+    );
+    expect(res.status).toBe(404);
+  });
+
   it("a forged or tampered cookie is nobody", async () => {
     const cookie = await createOwner();
     expect(await resolveSessionUser(t.db, browserHeaders(`${cookie.slice(0, -4)}AAAA`))).toBeNull();
