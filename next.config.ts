@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./server/auth/security-headers";
 
 const nextConfig: NextConfig = {
   // Build-tooling knob (not app config): lets parallel test runs in one checkout keep separate builds.
@@ -10,6 +11,8 @@ const nextConfig: NextConfig = {
   // `next build` doubled build time on 2-core machines.
   typescript: { ignoreBuildErrors: true },
   typedRoutes: false,
+  // On every response, static files included; the per-request CSP comes from proxy.ts.
+  headers: async () => [{ source: "/:path*", headers: STATIC_SECURITY_HEADERS }],
 };
 
 export default nextConfig;

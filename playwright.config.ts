@@ -1,13 +1,16 @@
 import "./scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "./tests/e2e/chromium";
+import { OWNER_STATE } from "./tests/e2e/owner";
 import { E2E_PORTS, E2E_URLS } from "./tests/e2e/ports";
 
 /**
  * Browser tests against the production build, started the way users start it (`npm start`), each app
- * on a fresh embedded database on disk (as users run it; wiped before every run). Two apps share one build: one in rules mode (AI off) for
- * `*.spec.ts`, one whose model is the local fixture model server for `*.ai.spec.ts`. Both may fetch from
- * the local fixture site. Set E2E_PORT to run several suites side by side (with BELLWETHER_DIST_DIR).
+ * on a fresh embedded database on disk (as users run it; wiped before every run). Three apps share one build: one in rules mode (AI off) for
+ * `*.spec.ts`, one whose model is the local fixture model server for `*.ai.spec.ts`, and one left at first run
+ * (no account yet) for `*.accounts.spec.ts`. All may fetch from the local fixture site. The `owner` setup project
+ * creates the owner account on the first two and stores its session, so their specs run signed in.
+ * Set E2E_PORT to run several suites side by side (with BELLWETHER_DIST_DIR).
  */
 const dataDir = (port: number) => `.test-data/e2e-${port}`;
 const appEnv = {
@@ -36,21 +39,39 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   use: { trace: "retain-on-failure", screenshot: "only-on-failure" },
   projects: [
+    { name: "owner", testMatch: /owner\.setup\.ts$/ },
     {
       name: "rules",
-      testIgnore: /\.ai\.spec\.ts$/,
+      testIgnore: /\.(ai|accounts)\.spec\.ts$/,
+      dependencies: ["owner"],
       use: {
         ...devices["Desktop Chrome"],
         baseURL: E2E_URLS.rulesApp,
+        storageState: OWNER_STATE.rulesApp,
+        // API calls made with page.request are not page requests and carry no Origin; the app refuses
+        // cookie-bearing POSTs without one (CSRF), as a browser page always sends it.
+        extraHTTPHeaders: { origin: E2E_URLS.rulesApp },
         launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
       },
     },
     {
       name: "ai",
       testMatch: /\.ai\.spec\.ts$/,
+      dependencies: ["owner"],
       use: {
         ...devices["Desktop Chrome"],
         baseURL: E2E_URLS.aiApp,
+        storageState: OWNER_STATE.aiApp,
+        extraHTTPHeaders: { origin: E2E_URLS.aiApp },
+        launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
+      },
+    },
+    {
+      name: "accounts",
+      testMatch: /\.accounts\.spec\.ts$/,
+      use: {
+        ...devices["Desktop Chrome"],
+        baseURL: E2E_URLS.accountsApp,
         launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
       },
     },
@@ -101,6 +122,23 @@ export default defineConfig({
         OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
         OPENAI_API_KEY: "",
         AI_MODEL: "fixture-model",
+      },
+    },
+    {
+      // At first run (no owner): the accounts specs create the owner and invite a second person.
+      command: `rm -rf ${dataDir(E2E_PORTS.accountsApp)} && npm start`,
+      url: `${E2E_URLS.accountsApp}/api/health`,
+      timeout: 600_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        ...appEnv,
+        DATA_DIR: dataDir(E2E_PORTS.accountsApp),
+        PORT: String(E2E_PORTS.accountsApp),
+        AI_PROVIDER: "rules",
+        OPENAI_API_KEY: "",
+        OPENAI_BASE_URL: "",
       },
     },
   ],

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "@/components/providers/trpc-provider";
 import { SiteHeader } from "@/components/shell/site-header";
-import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
+import { getPageUser, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 import { getEnv } from "@/server/env";
 import "./globals.css";
 
@@ -13,8 +13,10 @@ export const metadata: Metadata = {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // The header's AI status arrives with the page. Reading request headers here makes every page dynamic,
-  // so configuration is read at run time and `next build` never opens the database.
-  await prefetch(trpc.system.status.queryOptions());
+  // so configuration is read at run time and `next build` never opens the database (and Next can put the
+  // proxy's CSP nonce on its scripts). Signed out (sign-in, first run), the header shows the name only.
+  const user = await getPageUser();
+  if (user) await prefetch(trpc.system.status.queryOptions());
   const serverUrl = `http://127.0.0.1:${getEnv().PORT}/api/trpc`;
 
   return (
@@ -28,7 +30,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         </a>
         <TRPCReactProvider serverUrl={serverUrl}>
           <HydrateClient>
-            <SiteHeader />
+            <SiteHeader user={user ? { name: user.name, email: user.email } : null} />
             <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-10 focus:outline-none">
               {children}
             </main>

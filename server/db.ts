@@ -14,7 +14,6 @@ import { getEnv } from "./env";
 import { AppError } from "./errors";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { logger } from "./logger";
-import { ensureLocalUser } from "./users/ensure-local-user";
 
 export { describePostgresUrl } from "./db-connection-error";
 export type { TApplyResult, TMigrationState, TSqlRunner } from "./db-migrate";
@@ -141,13 +140,8 @@ async function openConfigured(): Promise<TDbHandle> {
     }
     handle = embedded;
   }
-  try {
-    // Until accounts arrive every install has exactly one user.
-    await ensureLocalUser(handle.db);
-  } catch (error) {
-    await handle.close().catch(() => {});
-    throw error;
-  }
+  // No user is created here: a fresh install waits for its owner account (server/auth), which also adopts the
+  // legacy local user's data on an install from before accounts.
   logger.info("database ready", { ...describeDatabase(), ms: Math.round(performance.now() - started) });
   return handle;
 }

@@ -32,6 +32,20 @@ const httpUrl = z
     message: "must be an http:// or https:// URL",
   });
 
+/** Comma-separated list, trimmed and lower-cased, empty entries dropped. */
+const commaList = z
+  .string()
+  .trim()
+  .default("")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
+export const AUTH_SECRET_MIN_LENGTH = 32;
+
 const ZEnvObjectSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Any PostgreSQL. Unset → embedded PGlite under DATA_DIR. */
@@ -59,16 +73,7 @@ const ZEnvObjectSchema = z.object({
   AI_EMBEDDING_MODEL: optionalString,
 
   /** Hosts (host or host:port) that web.scrape may reach even though they resolve to private/loopback addresses. */
-  FETCH_ALLOW_HOSTS: z
-    .string()
-    .trim()
-    .default("")
-    .transform((v) =>
-      v
-        .split(",")
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  FETCH_ALLOW_HOSTS: commaList,
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
@@ -103,6 +108,18 @@ const ZEnvObjectSchema = z.object({
   /** Set by serverless hosts (Vercel; AWS Lambda and the hosts built on it): no disk outlives a request there. */
   VERCEL: optionalString,
   AWS_LAMBDA_FUNCTION_NAME: optionalString,
+
+  /**
+   * Signs session cookies. Required in production with DATABASE_URL; with the embedded database it is generated
+   * once into DATA_DIR/auth-secret (0600) when unset (server/auth/auth-secret.ts).
+   */
+  AUTH_SECRET: optionalString.refine((v) => v === undefined || v.length >= AUTH_SECRET_MIN_LENGTH, {
+    message: `must be at least ${AUTH_SECRET_MIN_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
+  }),
+  /** The public URL people open (https://bellwether.example.com). Its host is allowed; https → Secure cookies. */
+  APP_URL: httpUrl,
+  /** Extra Host headers to answer (host or host:port), besides localhost, 127.0.0.1, [::1] and APP_URL's host. */
+  ALLOWED_HOSTS: commaList,
 });
 
 type TEnvFields = z.infer<typeof ZEnvObjectSchema>;
@@ -161,6 +178,14 @@ function crossFieldProblems(env: TEnvFields): TEnvProblem[] {
   const problems: TEnvProblem[] = [];
   const ai = aiSettingsProblem(env);
   if (ai) problems.push(ai);
+  // The embedded database keeps a generated secret beside its data; a shared PostgreSQL serves several
+  // instances, which must all sign cookies with the same configured secret.
+  if (env.NODE_ENV === "production" && env.DATABASE_URL !== undefined && env.AUTH_SECRET === undefined) {
+    problems.push({
+      variable: "AUTH_SECRET",
+      message: `is required in production with DATABASE_URL (at least ${AUTH_SECRET_MIN_LENGTH} characters, e.g. \`openssl rand -base64 32\`)`,
+    });
+  }
   const host = serverlessHost(env);
   if (host && env.DATABASE_URL === undefined) {
     problems.push({

@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { ApiTokensSection } from "@/components/api-tokens/api-tokens-section";
+import { AccountSettings } from "@/components/auth/account-settings";
 import { FeedSettings } from "@/components/settings/feed-settings";
 import { PageHeader } from "@/components/ui/page-header";
-import { getQueryClient, trpc } from "@/server/api/rsc";
+import { getQueryClient, requirePageUser, trpc } from "@/server/api/rsc";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -47,6 +48,7 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 }
 
 export default async function SettingsPage() {
+  const user = await requirePageUser();
   // Shares the request's query cache with the layout, so the status is computed once per request.
   const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
   const { ai, database } = status;
@@ -58,6 +60,8 @@ export default async function SettingsPage() {
         description="How this instance is configured. Values come from environment variables (see the README); keys and passwords are never shown."
       />
       <div className="space-y-6">
+        <AccountSettings user={{ name: user.name, email: user.email, isOwner: user.role === "owner" }} />
+
         <section
           aria-labelledby="settings-feed"
           className="rounded-xl border border-stone-200 bg-white p-6 dark:border-stone-800 dark:bg-stone-900"

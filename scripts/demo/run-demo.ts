@@ -5,7 +5,9 @@
  * 1. Starts the demo site (127.0.0.1:4545, `--site-port N`), which moves one step every 45 s (`--tick-seconds N`).
  * 2. Starts the app (`npm start`) on PORT (default 3000) with its own embedded database in ./.data-demo
  *    (unless DATABASE_URL or DATA_DIR is set), allowed to fetch the demo site, with a CRON_SECRET.
- * 3. Creates an API token and, on a fresh database, the trackers (through the public API), then plays
+ * 3. Creates the owner account (demo@bellwether.local / bellwether-demo; `--email`, `--password` for another, or to
+ *    sign in to a database that already has an owner), an API token and, on a fresh database, the trackers
+ *    (through the public API), then plays
  *    the first few steps at once so every tracker has history; afterwards each tick advances the site,
  *    refreshes the trackers, and runs the scheduler (/api/cron/refresh).
  * Ctrl+C stops everything.
@@ -31,6 +33,33 @@ function flag(name: string, fallback: number): number {
     process.exit(1);
   }
   return value;
+}
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+/** Creates the owner account (fresh database) or signs in as it; returns the session cookie. */
+async function signInAsOwner(appUrl: string, owner: { name: string; email: string; password: string }) {
+  const post = (path: string, body: unknown) =>
+    fetch(`${appUrl}/api/auth${path}`, {
+      method: "POST",
+      // The app refuses state-changing requests that do not come from its own origin (CSRF).
+      headers: { "content-type": "application/json", origin: appUrl },
+      body: JSON.stringify(body),
+    });
+  let res = await post("/owner/create", owner);
+  if (res.status === 409) res = await post("/sign-in/email", { email: owner.email, password: owner.password });
+  if (!res.ok) {
+    throw new Error(
+      `could not sign in as ${owner.email} (HTTP ${res.status}); this database has another owner: pass --email and --password`,
+    );
+  }
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 async function waitFor(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {
@@ -88,9 +117,15 @@ async function main() {
 
   await waitFor(`${appUrl}/api/health`, 600_000, child);
 
+  const owner = {
+    name: "Demo owner",
+    email: option("email", "demo@bellwether.local"),
+    password: option("password", "bellwether-demo"),
+  };
+  const cookie = await signInAsOwner(appUrl, owner);
   const tokenRes = await fetch(`${appUrl}/api/trpc/apiToken.create`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", origin: appUrl, cookie },
     body: JSON.stringify({ json: { name: `demo ${new Date().toISOString()}` } }),
   });
   if (!tokenRes.ok) throw new Error(`could not create an API token: HTTP ${tokenRes.status}`);
@@ -132,7 +167,8 @@ async function main() {
     ids = existing.map((t) => t.id);
   }
 
-  say(`ready: open ${appUrl}/trackers (the site moves every ${tickMs / 1000} s; Ctrl+C to stop)`);
+  say(`ready: open ${appUrl}/trackers and sign in as ${owner.email} / ${owner.password}`);
+  say(`the site moves every ${tickMs / 1000} s; Ctrl+C to stop`);
   for (;;) {
     await new Promise((r) => setTimeout(r, tickMs));
     if (stopping) return;

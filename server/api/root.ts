@@ -1,3 +1,4 @@
+import { accountRouter } from "./routers/account";
 import { apiTokenRouter } from "./routers/api-token";
 import { feedRouter } from "./routers/feed";
 import { settingsRouter } from "./routers/settings";
@@ -15,6 +16,7 @@ export const appRouter = createTRPCRouter({
   user: userRouter,
   tracker: trackerRouter,
   apiToken: apiTokenRouter,
+  account: accountRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,9 +2,12 @@ import "server-only";
 import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy, type TRPCQueryOptions } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/contracts/query-client";
+import { getAccessState } from "@/server/auth";
 import { appRouter, createCaller } from "./root";
+import type { TSessionUser } from "./session-user";
 import { createTRPCContext } from "./trpc";
 
 /**
@@ -26,6 +29,23 @@ export const trpc = createTRPCOptionsProxy({ ctx: createContext, router: appRout
 
 /** Direct calls when a server component only needs the data and no client cache. */
 export const getServerCaller = cache(async () => createCaller(await createContext()));
+
+/** The signed-in user of this request, or null (one session lookup per request, shared with the tRPC calls). */
+export const getPageUser = cache(async (): Promise<TSessionUser | null> => (await createContext()).user);
+
+/**
+ * For the layouts of signed-in pages: the user, or a redirect — to /setup-owner while no account exists (first
+ * run), otherwise to /sign-in.
+ */
+export async function requirePageUser(): Promise<TSessionUser> {
+  const user = await getPageUser();
+  if (user) return user;
+  const { ownerId } = await getAccessState(await getRequestDb());
+  redirect(ownerId ? "/sign-in" : "/setup-owner");
+}
+
+/** The database client of this request, for the auth pages' domain reads (owner exists? invite valid?). */
+export const getRequestDb = cache(async () => (await createContext()).db);
 
 /** Starts a query on the server; pair with <HydrateClient> so client components find it in cache. */
 // biome-ignore lint/suspicious/noExplicitAny: accepts any tRPC query options, as the tRPC docs' helper does

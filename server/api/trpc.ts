@@ -16,7 +16,7 @@ import { resolveSessionUser, type TSessionUser } from "./session-user";
 
 export type TTrpcContext = {
   db: TDb;
-  /** null when nobody is signed in (cannot happen yet: the local user is always the caller). */
+  /** null when nobody is signed in (no, forged, expired or revoked session cookie). */
   user: TSessionUser | null;
   log: TLogger;
   requestId: string;
@@ -89,5 +89,13 @@ export const publicProcedure = t.procedure.use(appErrors).use(storableInput);
 /** Requires a signed-in user; `ctx.user` is non-null inside. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return next({ ctx: { user: ctx.user } });
+});
+
+/** Requires the owner of this install (invites, open sign-up). Anyone else: FORBIDDEN. */
+export const ownerProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (ctx.user.role !== "owner") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only the owner of this Bellwether can do that." });
+  }
   return next({ ctx: { user: ctx.user } });
 });

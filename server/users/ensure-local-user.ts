@@ -1,7 +1,11 @@
 import type { TDb, TTx } from "../db";
 import type { User } from "../generated/prisma/client";
 
-/** Until accounts arrive, everything belongs to this one user, under a fixed id. */
+/**
+ * The single user of installs from before accounts, under a fixed id. The app no longer creates it: on an
+ * upgraded install its rows are adopted by the owner account when that is created (server/auth/create-accounts.ts).
+ * Tests use it to stand for "the previous release's user" and as a ready-made user.
+ */
 export const LOCAL_USER_ID = "local";
 
 /**

@@ -7,7 +7,6 @@ import { closeDb, createPgliteDb, describeDatabase, getDb, readMigrations } from
 import { applyMigrations, MigrationError, pgliteRunner } from "@/server/db-migrate";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
 import { resetEnvForTests } from "@/server/env";
-import { LOCAL_USER_ID } from "@/server/users/ensure-local-user";
 import { createTestDb, type TTestDb } from "../helpers/db";
 
 const committed = readMigrations().map((m) => m.name);
@@ -114,7 +113,7 @@ describe("getDb", () => {
     resetEnvForTests();
   });
 
-  it("opens the configured embedded database once per process, migrated, with the local user", async () => {
+  it("opens the configured embedded database once per process, migrated, with no user until the owner signs up", async () => {
     const dataDir = tmpDir();
     process.env.DATA_DIR = dataDir;
     delete process.env.DATABASE_URL;
@@ -123,7 +122,8 @@ describe("getDb", () => {
 
     const [a, b] = await Promise.all([getDb(), getDb()]);
     expect(a).toBe(b);
-    expect(await a.user.findMany()).toEqual([expect.objectContaining({ id: LOCAL_USER_ID, isLocal: true })]);
+    expect(await a.user.count()).toBe(0);
+    expect(await a.instance.count()).toBe(0);
     expect(describeDatabase()).toEqual({ kind: "embedded", location: embeddedDatabaseDir(dataDir) });
     expect(fs.existsSync(`${embeddedDatabaseDir(dataDir)}.lock`)).toBe(true);
 
@@ -131,6 +131,8 @@ describe("getDb", () => {
     expect(fs.existsSync(`${embeddedDatabaseDir(dataDir)}.lock`)).toBe(false);
     const reopened = await getDb();
     expect(reopened).not.toBe(a);
-    expect(await reopened.user.count()).toBe(1);
+    await reopened.user.create({ data: { name: "Owner", email: "owner@example.com" } });
+    await closeDb();
+    expect(await (await getDb()).user.count()).toBe(1);
   });
 });

@@ -17,7 +17,7 @@ const server = createHTTPServer({
   router: appRouter,
   createContext: (): TTrpcContext => ({
     db: {} as TDb, // the heartbeat never touches it
-    user: null,
+    user: { id: "sse-user", name: "Sam", email: "sam@example.com", role: "member" }, // subscriptions need a session
     log: createLogger({}, () => {}),
     requestId: "sse-test",
     headers: new Headers(),

@@ -20,7 +20,7 @@ function makeContext(user: TSessionUser | null): TTrpcContext {
   };
 }
 
-const localUser = { id: "u_local", name: "You", isLocal: true } as unknown as TSessionUser;
+const localUser: TSessionUser = { id: "u_local", name: "You", email: "you@example.com", role: "owner" };
 
 const AI_VARS = ["AI_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "AI_MODEL", "DATABASE_URL", "DATA_DIR"];
 
@@ -40,8 +40,23 @@ describe("protectedProcedure", () => {
   });
 
   it("lets the signed-in user through and returns only public fields", async () => {
-    const caller = createCaller(makeContext({ ...localUser, passwordHash: "x" } as TSessionUser));
-    await expect(caller.user.me()).resolves.toEqual({ id: "u_local", name: "You", isLocal: true });
+    const caller = createCaller(makeContext({ ...localUser, passwordHash: "x", sessionId: "s1" } as TSessionUser));
+    await expect(caller.user.me()).resolves.toEqual({
+      id: "u_local",
+      name: "You",
+      email: "you@example.com",
+      role: "owner",
+    });
+  });
+
+  it("keeps configuration (system.status) from callers without a session", async () => {
+    await expect(createCaller(makeContext(null)).system.status()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("keeps owner-only procedures from members (FORBIDDEN) and signed-out callers (UNAUTHORIZED)", async () => {
+    const member: TSessionUser = { ...localUser, role: "member" };
+    await expect(createCaller(makeContext(member)).account.invites()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(createCaller(makeContext(null)).account.invites()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
 

@@ -2,7 +2,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { getSystemStatus } from "@/server/system/get-system-status";
 import { heartbeats } from "@/server/system/heartbeat";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const ZHeartbeatInputSchema = z
   .object({
@@ -18,10 +18,10 @@ export type THeartbeatInput = z.input<typeof ZHeartbeatInputSchema>;
 
 export const systemRouter = createTRPCRouter({
   /** Configuration the UI shows: AI mode and models, database kind and location, version. */
-  status: publicProcedure.query(() => getSystemStatus()),
+  status: protectedProcedure.query(() => getSystemStatus()),
 
   /** A numbered tick over SSE; proves subscriptions end to end and lets pages detect a live server. */
-  heartbeat: publicProcedure.input(ZHeartbeatInputSchema).subscription(async function* ({ input, signal }) {
+  heartbeat: protectedProcedure.input(ZHeartbeatInputSchema).subscription(async function* ({ input, signal }) {
     const after = input?.lastEventId ? Number(input.lastEventId) : 0;
     for await (const beat of heartbeats({ intervalMs: input?.intervalMs ?? 15_000, after, signal })) {
       yield tracked(String(beat.seq), beat);

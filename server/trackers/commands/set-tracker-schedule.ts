@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
 import type { Tracker } from "../../generated/prisma/client";
 import { computeNextRunAt, getTracker, updateTrackerSchedule } from "../../intelligence/tracker-store";
-import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
 
 export const ZScheduleMinutesSchema = z
   .number()

@@ -1,0 +1,9 @@
+import { toNextJsHandler } from "better-auth/next-js";
+import { getAuth } from "@/server/auth";
+import { getDb } from "@/server/db";
+
+// The database is opened on first request, never at build time.
+export const dynamic = "force-dynamic";
+
+/** better-auth's handler: sign-in, sign-out, change password, get-session, and the account-creation endpoints. */
+export const { GET, POST } = toNextJsHandler(async (request: Request) => getAuth(await getDb()).handler(request));

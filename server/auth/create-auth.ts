@@ -1,0 +1,117 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import type { TDb } from "../db";
+import { getEnv, type TEnv } from "../env";
+import { logger } from "../logger";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
+import { accountsPlugin } from "./accounts-plugin";
+import { resolveAuthSecret } from "./auth-secret";
+import { isAllowedHost, requestPolicyFromEnv, type TRequestPolicy } from "./request-guard";
+import { AUTH_COOKIE_PREFIX } from "./session-cookie";
+
+export const AUTH_BASE_PATH = "/api/auth";
+const SESSION_DAYS = 30;
+
+export type TAuthConfig = {
+  secret: string;
+  /** APP_URL, or http://localhost:PORT (only used for absolute links better-auth builds; none are sent here). */
+  baseURL: string;
+  /** Secure cookies: only when the public URL is https (a plain-http LAN install could not keep them). */
+  secureCookies: boolean;
+  policy: TRequestPolicy;
+  rateLimit: boolean;
+};
+
+export function authConfigFromEnv(env: TEnv): TAuthConfig {
+  return {
+    secret: resolveAuthSecret(env),
+    baseURL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+    secureCookies: env.APP_URL?.startsWith("https://") ?? false,
+    policy: requestPolicyFromEnv(env),
+    rateLimit: env.NODE_ENV === "production",
+  };
+}
+
+/**
+ * The better-auth instance over the app's Prisma client (DESIGN §9): email + password, database sessions in
+ * HTTP-only SameSite=Lax cookies, no cookie cache (a revoked session stops working at once), sign-up only
+ * through the gated endpoints of accountsPlugin.
+ */
+export function createAuth(db: TDb, config: TAuthConfig) {
+  return betterAuth({
+    appName: "Bellwether",
+    secret: config.secret,
+    baseURL: config.baseURL,
+    basePath: AUTH_BASE_PATH,
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
+      revokeSessionsOnPasswordReset: true,
+    },
+    session: { expiresIn: SESSION_DAYS * 86_400, updateAge: 86_400 },
+    user: {
+      additionalFields: {
+        role: { type: "string", required: false, input: false, defaultValue: "member" },
+      },
+    },
+    advanced: {
+      cookiePrefix: AUTH_COOKIE_PREFIX,
+      useSecureCookies: config.secureCookies,
+      // Ids come from the schema's defaults (cuid), like every other table.
+      database: { generateId: false },
+    },
+    // The Next proxy already refused foreign hosts and cross-site requests; better-auth checks Origin again
+    // against the host the request came to (http or https behind a TLS proxy) and APP_URL.
+    trustedOrigins: (request) => trustedOriginsFor(request, config.policy),
+    rateLimit: {
+      enabled: config.rateLimit,
+      window: 60,
+      max: 200,
+      customRules: {
+        "/sign-in/email": { window: 60, max: 10 },
+        "/change-password": { window: 60, max: 10 },
+      },
+    },
+    // Sessions are listed and revoked by id through tRPC (server/auth/sessions.ts); better-auth's own listing
+    // would hand every session's token to the page's scripts.
+    disabledPaths: ["/list-sessions"],
+    telemetry: { enabled: false },
+    logger: {
+      level: "warn",
+      log: (level, message) => {
+        const log = level === "error" ? logger.error : level === "warn" ? logger.warn : logger.info;
+        log(`auth: ${message}`); // the message only: better-auth's extra arguments may hold request data
+      },
+    },
+    plugins: [accountsPlugin(db)],
+  });
+}
+
+export type TAuth = ReturnType<typeof createAuth>;
+
+function trustedOriginsFor(request: Request | undefined, policy: TRequestPolicy): string[] {
+  const origins = policy.appOrigin ? [policy.appOrigin] : [];
+  const host = request?.headers.get("host") ?? null;
+  if (host && isAllowedHost(host, policy)) origins.push(`http://${host}`, `https://${host}`);
+  return origins;
+}
+
+// One instance per database client (tests pass their own clients; the app has one).
+const instances = new WeakMap<TDb, TAuth>();
+
+export function getAuth(db: TDb): TAuth {
+  let auth = instances.get(db);
+  if (!auth) {
+    auth = createAuth(db, authConfigFromEnv(getEnv()));
+    instances.set(db, auth);
+  }
+  return auth;
+}
+
+/** Tests build the instance with their own secret and policy. */
+export function setAuthForTests(db: TDb, auth: TAuth): void {
+  instances.set(db, auth);
+}

@@ -1,0 +1,10 @@
+export { getAccessState, hasLegacyLocalData, setOpenSignUp, type TAccessState } from "./access-state";
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
+export { resolveAuthSecret } from "./auth-secret";
+export { createMemberAccount, createOwnerAccount, INVITE_PROBLEMS } from "./create-accounts";
+export { authConfigFromEnv, createAuth, getAuth, type TAuth, type TAuthConfig } from "./create-auth";
+export { checkInvite, createInvite, listInvites, revokeInvite, type TInviteView, ZCreateInviteSchema } from "./invites";
+export { resetPassword } from "./reset-password";
+export { AUTH_COOKIE_PREFIX, hasSessionCookie } from "./session-cookie";
+export { resolveSessionUser, type TSessionUser } from "./session-user";
+export { listUserSessions, revokeUserSession, type TSessionView } from "./sessions";

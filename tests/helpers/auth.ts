@@ -1,0 +1,45 @@
+import { createAuth, type TAuth } from "@/server/auth";
+import { setAuthForTests } from "@/server/auth/create-auth";
+import { requestPolicyFromEnv } from "@/server/auth/request-guard";
+import type { TDb } from "@/server/db";
+
+/** The app's origin in auth tests: requests carry it as Host and Origin, like a browser on a local install. */
+export const TEST_ORIGIN = "http://127.0.0.1:3999";
+export const TEST_HOST = "127.0.0.1:3999";
+
+/** A better-auth instance over a test database, registered so resolveSessionUser(db, …) uses it too. */
+export function createTestAuth(db: TDb): TAuth {
+  const auth = createAuth(db, {
+    secret: "test-secret-test-secret-test-secret-0123456789",
+    baseURL: TEST_ORIGIN,
+    secureCookies: false,
+    policy: requestPolicyFromEnv({ APP_URL: undefined, ALLOWED_HOSTS: [] }),
+    rateLimit: false,
+  });
+  setAuthForTests(db, auth);
+  return auth;
+}
+
+/** A POST to the auth handler as the app's own page would send it. */
+export function authRequest(path: string, body: unknown, init: { cookie?: string; origin?: string } = {}): Request {
+  const headers = new Headers({ "content-type": "application/json", host: TEST_HOST });
+  headers.set("origin", init.origin ?? TEST_ORIGIN);
+  if (init.cookie) headers.set("cookie", init.cookie);
+  return new Request(`${TEST_ORIGIN}/api/auth${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+}
+
+/** "name=value" of the session cookie a response set (what a browser would send back). */
+export function sessionCookieFrom(response: Response): string {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("bellwether.session_token=") || c.startsWith("__Secure-bellwether.session_token="));
+  if (!cookie) throw new Error(`no session cookie in the response (status ${response.status})`);
+  return cookie.split(";")[0] ?? "";
+}
+
+/** Request headers a browser with this cookie sends. */
+export function browserHeaders(cookie?: string): Headers {
+  const headers = new Headers({ host: TEST_HOST });
+  if (cookie) headers.set("cookie", cookie);
+  return headers;
+}
