@@ -72,7 +72,7 @@ async function main() {
   }
 
   // Checked before the database is opened, so a weak password fails at once (resetPassword checks again).
-  const { ZPasswordSchema } = await import("../server/auth/account-schemas");
+  const { ZPasswordSchema } = await import("../contracts/account");
   const checked = ZPasswordSchema.safeParse(password);
   if (!checked.success) fail(`${checked.error.issues[0]?.message ?? "Choose another password."} Nothing changed.`);
 

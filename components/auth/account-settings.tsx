@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
-import { PASSWORD_MIN_LENGTH, ZPasswordSchema } from "@/server/auth/account-schemas";
+import { PASSWORD_MIN_LENGTH, ZPasswordSchema } from "@/contracts/account";
 import { authClient, authErrorMessage, goTo } from "./auth-client";
 import { Field, FormError } from "./form-fields";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { createAuthClient } from "better-auth/client";
-import { PASSWORD_MIN_LENGTH } from "@/server/auth/account-schemas";
+import { PASSWORD_MIN_LENGTH } from "@/contracts/account";
 
 export { safeNext } from "./safe-next";
 

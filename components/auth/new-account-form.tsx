@@ -2,7 +2,7 @@
 
 import { type FormEvent, useState } from "react";
 import { buttonPrimary } from "@/components/ui/button-styles";
-import { firstIssue, PASSWORD_MIN_LENGTH, ZNewAccountSchema } from "@/server/auth/account-schemas";
+import { firstIssue, PASSWORD_MIN_LENGTH, ZNewAccountSchema } from "@/contracts/account";
 import { createAccount, goTo } from "./auth-client";
 import { Field, FormError } from "./form-fields";
 

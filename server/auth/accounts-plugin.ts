@@ -2,10 +2,10 @@ import type { BetterAuthPlugin, GenericEndpointContext } from "better-auth";
 import { APIError, createAuthEndpoint } from "better-auth/api";
 import { setSessionCookie } from "better-auth/cookies";
 import { z } from "zod";
+import { firstIssue, ZInviteSignUpSchema, ZNewAccountSchema } from "@/contracts/account";
 import type { TDb } from "../db";
 import { APP_ERROR_CODES, isAppError } from "../errors";
 import { logger } from "../logger";
-import { firstIssue, ZInviteSignUpSchema, ZNewAccountSchema } from "./account-schemas";
 import { createMemberAccount, createOwnerAccount, type TAccountUser } from "./create-accounts";
 
 /**

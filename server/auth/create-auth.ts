@@ -1,9 +1,9 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/contracts/account";
 import type { TDb } from "../db";
 import { getEnv, type TEnv } from "../env";
 import { logger } from "../logger";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { accountsPlugin } from "./accounts-plugin";
 import { resolveAuthSecret } from "./auth-secret";
 import { isAllowedHost, requestPolicyFromEnv, type TRequestPolicy } from "./request-guard";

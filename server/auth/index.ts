@@ -1,5 +1,5 @@
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/contracts/account";
 export { getAccessState, hasLegacyLocalData, setOpenSignUp, type TAccessState } from "./access-state";
-export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 export { resolveAuthSecret } from "./auth-secret";
 export { createMemberAccount, createOwnerAccount, INVITE_PROBLEMS } from "./create-accounts";
 export { authConfigFromEnv, createAuth, getAuth, type TAuth, type TAuthConfig } from "./create-auth";

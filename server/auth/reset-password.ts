@@ -1,7 +1,7 @@
 import { hashPassword } from "better-auth/crypto";
+import { ZEmailSchema, ZPasswordSchema } from "@/contracts/account";
 import type { TDb } from "../db";
 import { AppError } from "../errors";
-import { ZEmailSchema, ZPasswordSchema } from "./account-schemas";
 
 /**
  * Sets a new password for the account with this email (the command-line reset for a forgotten owner password,
