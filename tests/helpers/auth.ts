@@ -43,3 +43,18 @@ export function browserHeaders(cookie?: string): Headers {
   if (cookie) headers.set("cookie", cookie);
   return headers;
 }
+
+/**
+ * Creates the owner account through the real auth handler (first run) and returns its id and the session
+ * cookie a signed-in browser would send, for tests of routes that need a session.
+ */
+export async function signedInOwner(db: TDb): Promise<{ userId: string; cookie: string }> {
+  const auth = createTestAuth(db);
+  const email = "owner@example.test";
+  const res = await auth.handler(
+    authRequest("/owner/create", { name: "Owner", email, password: "correct horse battery" }),
+  );
+  const cookie = sessionCookieFrom(res);
+  const user = await db.user.findUniqueOrThrow({ where: { email } });
+  return { userId: user.id, cookie };
+}

@@ -2,9 +2,9 @@ import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleSetupTurnRequest } from "@/server/api/setup-turn-route";
 import { createSetupSession, getSetupState, type TSetupUIMessage, textMessage } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { SETUP_PRICING_HTML } from "../e2e/setup-pages";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { signedInOwner } from "../helpers/auth";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { bubbles, dataPart } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
@@ -17,12 +17,14 @@ import { localCapabilityConfig } from "../helpers/trackers";
 let t: TTestDb;
 let site: TFixtureSite;
 let userId: string;
+/** The signed-in browser's session cookie: the route requires a session. */
+let cookie: string;
 const pending: Promise<void>[] = [];
 
 beforeAll(async () => {
   t = await createTestDb();
   site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ userId, cookie } = await signedInOwner(t.db));
   site.setPage("/setup/acme/pricing", { body: SETUP_PRICING_HTML });
 });
 afterAll(async () => {
@@ -43,7 +45,12 @@ function transport(sessionId: string) {
   return new DefaultChatTransport<TSetupUIMessage>({
     api: `http://app/api/setup/${sessionId}`,
     prepareSendMessagesRequest: ({ messages }) => ({ body: { message: messages.at(-1) } }),
-    fetch: async (url, init) => handleSetupTurnRequest(new Request(url, init), sessionId, deps()),
+    fetch: async (url, init) =>
+      handleSetupTurnRequest(
+        new Request(url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), cookie } }),
+        sessionId,
+        deps(),
+      ),
   });
 }
 
@@ -68,7 +75,7 @@ const post = (sessionId: string, body: unknown) =>
   handleSetupTurnRequest(
     new Request(`http://app/api/setup/${sessionId}`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", cookie },
       body: typeof body === "string" ? body : JSON.stringify(body),
     }),
     sessionId,

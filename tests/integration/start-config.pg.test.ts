@@ -10,7 +10,13 @@ const root = path.resolve(import.meta.dirname, "../..");
 function start(env: Record<string, string>) {
   const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "production", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      AUTH_SECRET: "start-config-test-secret-0123456789abcdef",
+      ...env,
+    },
     encoding: "utf8",
     timeout: 60_000,
   });
