@@ -3,6 +3,7 @@ import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "./tests/e2e/chromium";
 import { OWNER_STATE } from "./tests/e2e/owner";
 import { E2E_PORTS, E2E_URLS } from "./tests/e2e/ports";
+import { E2E_LOG_DIR, SENTINELS } from "./tests/e2e/sentinels";
 
 /**
  * Browser tests against the production build, started the way users start it (`npm start`), each app
@@ -17,7 +18,10 @@ const appEnv = {
   HOSTNAME: "127.0.0.1",
   PGLITE_STORAGE: "disk",
   DATABASE_URL: "",
-  LOG_LEVEL: "warn",
+  // Everything the apps print is kept and scanned for secrets after the run (tests/e2e/log-scan.teardown.ts).
+  LOG_LEVEL: "debug",
+  AUTH_SECRET: SENTINELS.AUTH_SECRET,
+  CRON_SECRET: SENTINELS.CRON_SECRET,
   // The apps run in UTC while tests/e2e/time-zones.spec.ts browses from another zone and locale, so a time
   // rendered differently on server and client shows up as a hydration error there.
   TZ: "UTC",
@@ -27,6 +31,9 @@ const appEnv = {
   OPEN_METEO_BASE_URL: E2E_URLS.site,
 };
 const tsx = "node --import tsx";
+/** Starts an app on a fresh data directory, keeping its whole output for the log scan. */
+const startApp = (port: number, name: string) =>
+  `rm -rf ${dataDir(port)} && mkdir -p ${E2E_LOG_DIR} && npm start 2>&1 | tee ${E2E_LOG_DIR}/${name}.log`;
 
 export default defineConfig({
   testDir: "./tests/e2e",
@@ -38,6 +45,7 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   use: { trace: "retain-on-failure", screenshot: "only-on-failure" },
+  globalTeardown: "./tests/e2e/log-scan.teardown.ts",
   projects: [
     { name: "owner", testMatch: /owner\.setup\.ts$/ },
     {
@@ -90,7 +98,7 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: `rm -rf ${dataDir(E2E_PORTS.rulesApp)} && npm start`,
+      command: startApp(E2E_PORTS.rulesApp, "rules"),
       url: `${E2E_URLS.rulesApp}/api/health`,
       // The first start includes `next build`.
       timeout: 600_000,
@@ -108,7 +116,7 @@ export default defineConfig({
     },
     {
       // Waits on the same build (start.ts holds a build lock), then serves with AI on.
-      command: `rm -rf ${dataDir(E2E_PORTS.aiApp)} && npm start`,
+      command: startApp(E2E_PORTS.aiApp, "ai"),
       url: `${E2E_URLS.aiApp}/api/health`,
       timeout: 600_000,
       reuseExistingServer: false,
@@ -120,13 +128,14 @@ export default defineConfig({
         PORT: String(E2E_PORTS.aiApp),
         AI_PROVIDER: "openai-compatible",
         OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
-        OPENAI_API_KEY: "",
         AI_MODEL: "fixture-model",
+        // The fixture model server ignores it; it is here so the log scan can prove it is never printed.
+        OPENAI_API_KEY: SENTINELS.OPENAI_API_KEY,
       },
     },
     {
       // At first run (no owner): the accounts specs create the owner and invite a second person.
-      command: `rm -rf ${dataDir(E2E_PORTS.accountsApp)} && npm start`,
+      command: startApp(E2E_PORTS.accountsApp, "accounts"),
       url: `${E2E_URLS.accountsApp}/api/health`,
       timeout: 600_000,
       reuseExistingServer: false,
