@@ -4,6 +4,7 @@ import os from "node:os";
 import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
+import { memoryBenchmark } from "./memory.bench";
 import { refreshBenchmark } from "./refresh.bench";
 
 /**
@@ -12,7 +13,7 @@ import { refreshBenchmark } from "./refresh.bench";
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
-const BENCHMARKS: TBenchmark[] = [corpusBenchmark, feedBenchmark, refreshBenchmark];
+const BENCHMARKS: TBenchmark[] = [corpusBenchmark, feedBenchmark, refreshBenchmark, memoryBenchmark];
 
 function gitRevision(): string {
   try {

@@ -174,9 +174,17 @@ describe("npm start stops gracefully", () => {
     app = startApp(env);
     await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
 
+    // First run: create the owner account (as its page does), then mint an API token signed in.
+    const owner = await fetch(`${app.url}/api/auth/owner/create`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: app.url },
+      body: JSON.stringify({ name: "Owner", email: "owner@shutdown.test", password: "correct horse battery" }),
+    });
+    expect(owner.status).toBe(200);
+    const cookie = (owner.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "").split(";")[0] ?? "";
     const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", origin: app.url, cookie },
       body: JSON.stringify({ json: { name: "shutdown test" } }),
     });
     expect(tokenRes.status).toBe(200);
