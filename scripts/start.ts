@@ -255,7 +255,7 @@ async function main(): Promise<void> {
   const port = String(config.PORT);
   const hostname = config.HOSTNAME;
   const shown = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
-  say(`starting on http://${shown}:${port} (listening on ${hostname})`);
+  say(`starting on http://${shown}:${port} (listening on ${hostname}) with Node.js ${process.versions.node}`);
   const server = runNext(
     ["start", "--port", port, "--hostname", hostname],
     // NEXT_MANUAL_SIG_HANDLE: Next's own handler closes the HTTP server and exits 143 without closing our

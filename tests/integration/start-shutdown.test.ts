@@ -173,6 +173,8 @@ describe("npm start stops gracefully", () => {
     };
     app = startApp(env);
     await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
+    // npm start says which Node.js it runs on: the project's 22, not the machine's.
+    expect(app.output()).toMatch(/with Node\.js 22\.\d+\.\d+/);
 
     // First run: create the owner account (as its page does), then mint an API token signed in.
     const owner = await fetch(`${app.url}/api/auth/owner/create`, {
