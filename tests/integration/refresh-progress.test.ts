@@ -11,6 +11,7 @@ import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
+import { testTrpcContext } from "../helpers/trpc-context";
 
 /** Refresh progress: onStep hears each step as it happens, in order, and the SSE subscription streams them. */
 const page = (price: string) =>
@@ -141,15 +142,7 @@ describe("refreshTracker onStep", () => {
 });
 
 describe("streamed refresh (tracker.refreshProgress)", () => {
-  const caller = (user: TSessionUser) =>
-    createCaller({
-      db: db.db,
-      user,
-      log: createLogger({}, () => {}),
-      requestId: "t",
-      headers: new Headers(),
-      defer: detachedDefer,
-    });
+  const caller = (user: TSessionUser) => createCaller(testTrpcContext(db.db, user));
 
   async function collect(stream: AsyncIterable<TRefreshProgressEvent>): Promise<TRefreshProgressEvent[]> {
     const out: TRefreshProgressEvent[] = [];

@@ -2,14 +2,13 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
-import { detachedDefer } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
-import { createLogger } from "@/server/logger";
 import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
+import { testTrpcContext } from "../helpers/trpc-context";
 
 /** The tracker tRPC router the tracker page uses, end to end on PGlite and the fixture site (rules mode). */
 const page = (price: string) => `<main><p>Price <span id="price">${price}</span></p></main>`;
@@ -24,15 +23,7 @@ let site: TFixtureSite;
 let me: TSessionUser;
 let stranger: TSessionUser;
 
-const caller = (user: TSessionUser) =>
-  createCaller({
-    db: db.db,
-    user,
-    log: createLogger({}, () => {}),
-    requestId: "t",
-    headers: new Headers(),
-    defer: detachedDefer,
-  });
+const caller = (user: TSessionUser) => createCaller(testTrpcContext(db.db, user));
 
 beforeAll(async () => {
   db = await createTestDb();
