@@ -60,10 +60,14 @@ describe("setup in rules mode", () => {
     expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(state.tracker?.status).toBe("draft");
     const names = state.draft?.definition.fields.map((f) => f.name) ?? [];
-    expect(names).toContain("acme_pro_price");
-    expect(names).toContain("price");
+    // The product's own price by its structured offer, its stock, and the Team plan by its label — no positions.
+    expect(names).toEqual(["acme_pro_price", "availability", "team_plan_price", "title", "headings"]);
     const offer = state.draft?.definition.fields.find((f) => f.name === "acme_pro_price");
-    expect(offer).toMatchObject({ type: "money", currency: "USD", extractor: { pointer: "/jsonLd/0/offers/price" } });
+    expect(offer).toMatchObject({ type: "money", currency: "USD", extractor: { pointer: "/offers/0/price" } });
+    expect(state.draft?.definition.materiality.availability).toEqual({ kind: "any_change" });
+    expect(first.last?.text).toMatch(
+      /its own price \(45 USD, from the page's structured offer\), its availability \(InStock now; any change counts\)/,
+    );
     expect(state.draft?.definition.materiality.acme_pro_price).toEqual({ kind: "numeric", relative: 0.01 });
     expect(state.draft?.definition.identityRule).toEqual({ kind: "canonical_url" });
     expect(state.draft?.view.rules).toContain("acme_pro_price: material on a 1% move or more");
@@ -83,7 +87,11 @@ describe("setup in rules mode", () => {
     const run = await refreshTracker(t.db, trackerId, refreshOptions());
     expect(run.status).toBe("completed");
     const state45 = await t.db.entityCurrentState.findFirst({ where: { entity: { trackerId } } });
-    expect(state45?.fields).toMatchObject({ acme_pro_price: { amount: 45, currency: "USD" }, price: { amount: 45 } });
+    expect(state45?.fields).toMatchObject({
+      acme_pro_price: { amount: 45, currency: "USD" },
+      availability: "InStock",
+      team_plan_price: { amount: 99, currency: "USD" },
+    });
   });
 
   it("keeps each user's setup conversations private and lists the open ones to resume", async () => {
