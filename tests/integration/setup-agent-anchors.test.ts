@@ -75,7 +75,7 @@ const AVAILABILITY_FIELD = {
 };
 
 /** bind → fetch → propose (`first`) → repair on "Fix these" (`repair`) → summary. */
-function record(user: string, url: string, first: unknown, repair?: unknown) {
+function record(user: string, url: string, first: Record<string, unknown>, repair?: Record<string, unknown>) {
   const name = user.replace(/\W+/g, "-").toLowerCase();
   server.addRecording({
     name: `${name}-5-summary`,

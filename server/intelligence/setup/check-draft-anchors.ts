@@ -46,7 +46,8 @@ export function checkDraftAnchors(definition: TTrackerDefinition, reading: TPage
     if (!isPositionalPricePointer(field.extractor) || field.extractor?.kind !== "json_pointer") continue;
     if (better.length === 0) continue;
     const n = /^\/prices\/(\d+)/.exec(field.extractor.pointer)?.[1];
-    const which = n === undefined ? "the text's list of prices" : `the ${ORDINAL(Number(n) + 1)} price detected in the page text`;
+    const which =
+      n === undefined ? "the text's list of prices" : `the ${ORDINAL(Number(n) + 1)} price detected in the page text`;
     problems.push(
       `field "${field.name}" reads ${field.extractor.pointer}, ${which}; that position moves when a promotion or an ad adds a price above the product. Anchor it by meaning instead — ${better.join("; ")}`,
     );

@@ -22,8 +22,8 @@ export const DRAFTER_SYSTEM_PROMPT = [
   "     or /offers/0/lowPrice (these are the product's own normalised offers); then a CSS selector or a label-anchored regex",
   "     tied to the product's own price (reading.ownPrice.anchor gives one). Never point at /prices/N — the Nth price detected",
   "     in the text moves when a promotion or an ad adds a price above the product; such a draft is refused when a better anchor exists.",
-  "   - Skip old prices (struck through, <del>/<s>, \"was\", \"regular\", \"UVP\", \"statt\") and promotional amounts (\"spend\", \"over\",",
-  "     \"delivery\", \"shipping\", \"free shipping over\") unless the person asks for them.",
+  '   - Skip old prices (struck through, <del>/<s>, "was", "regular", "UVP", "statt") and promotional amounts ("spend", "over",',
+  '     "delivery", "shipping", "free shipping over") unless the person asks for them.',
   "   - Whenever the page states availability (reading.availability, JSON pointer /availability/value), add an availability field",
   "     (enum of the schema.org values such as InStock, OutOfStock, or string) with materiality any_change.",
   "   - On an article (reading.articleLike: no offers, long running text), offer the main text as an ask_agent field and say so;",
@@ -59,7 +59,10 @@ const MAX_JSON_LD_CHARS = 1_500;
  * window), then the structured document with its offers and availability ahead of the long parts, the
  * main text and the JSON-LD shortened. Untrusted: callers wrap it (wrapUntrusted).
  */
-export function sampleJsonForModel(sample: { results: Record<string, unknown>; reading?: TPageReading | null }): string {
+export function sampleJsonForModel(sample: {
+  results: Record<string, unknown>;
+  reading?: TPageReading | null;
+}): string {
   const document = (sample.results.document ?? sample.results) as Record<string, unknown>;
   if (typeof document !== "object" || document === null || Array.isArray(document) || document.kind === undefined) {
     return JSON.stringify({ ...(sample.reading ? { reading: sample.reading } : {}), data: document });
