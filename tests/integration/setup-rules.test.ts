@@ -11,6 +11,7 @@ import {
 import { getLockedDefinition } from "@/server/intelligence/tracker-store";
 import { listDefinitionVersions } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { ARTICLE_PAGES } from "../fixtures/corpus/pages";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
@@ -115,6 +116,27 @@ describe("setup in rules mode", () => {
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
     expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(state.draft).not.toBeNull();
+  });
+
+  it("on an article, drafts its main text as an ask-the-agent field, no price field, and says so in the reply", async () => {
+    const article = ARTICLE_PAGES.find((a) => a.id === "article-news-en");
+    site.setPage("/news/kettle", { body: article?.render(article.body) ?? "" });
+    const session = await createSetupSession(t.db, { userId });
+    const r = await turn(
+      session.id,
+      `Tell me if the kettle price changes or the story is updated ${site.urlFor("/news/kettle")}`,
+    );
+    expect(r.last?.text).toMatch(/reads like an article .* added its main text as a field the agent judges/);
+    expect(r.last?.text).toMatch(/AI is off, so a change to it is recorded as notable, not judged/);
+    expect(r.last?.text).toMatch(/prices it mentions are in passing/);
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    const fields = state.draft?.definition.fields ?? [];
+    expect(fields.find((f) => f.name === "main_text")).toMatchObject({
+      type: "string_list",
+      extractor: { kind: "regex" },
+    });
+    expect(state.draft?.definition.materiality.main_text).toMatchObject({ kind: "ask_agent" });
+    expect(fields.filter((f) => f.type === "money" || f.type === "number")).toEqual([]);
   });
 
   it("drafts typed fields from a JSON endpoint with JSON pointers into the body", async () => {
