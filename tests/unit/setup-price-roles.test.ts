@@ -88,3 +88,11 @@ describe("anchors", () => {
     expect(checkDraftAnchors(draft("/prices/0/amount"), bare).problems).toEqual([]);
   });
 });
+
+describe("a price the page marks as one", () => {
+  it("is not a passing mention even on a long line", () => {
+    const line = `${"Hand-made in Lisbon from recycled brass, dimmable, with a two-metre fabric cable. ".repeat(2)}Only $89.00 today.`;
+    expect(readPriceRoles(line).map((p) => p.role)).toEqual(["mention"]);
+    expect(readPriceRoles(line, { priceTexts: ["$89.00"] }).map((p) => p.role)).toEqual(["own"]);
+  });
+});

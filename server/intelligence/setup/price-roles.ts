@@ -33,6 +33,8 @@ export type TTextPrice = {
 export type TPriceRoleHints = {
   /** Texts of struck-through or old-price elements (`<del>`, `<s>`, `.old-price`…), from the page HTML. */
   oldTexts?: readonly string[];
+  /** Texts of elements the page marks as prices (`.price`, `#product-price`…): never a passing mention. */
+  priceTexts?: readonly string[];
 };
 
 const MAX_LINES = 5_000;
@@ -73,6 +75,7 @@ function classify(
   end: number,
   amount: number,
   oldAmounts: Set<number>,
+  markedAmounts: Set<number>,
 ): { role: TPriceRole; why: string | null } {
   const before = line.slice(Math.max(0, start - 60), start);
   const after = line.slice(end, end + 30);
@@ -87,7 +90,8 @@ function classify(
   if (promoAfter) return { role: "promo", why: `promotional: “${promoAfter[1]}”` };
   const promoLine = PROMO_LINE.exec(line.slice(0, start));
   if (promoLine) return { role: "promo", why: `on a “${promoLine[1]}” line` };
-  if (line.length >= PROSE_LINE_CHARS) return { role: "mention", why: "a passing mention in running text" };
+  if (line.length >= PROSE_LINE_CHARS && !markedAmounts.has(amount))
+    return { role: "mention", why: "a passing mention in running text" };
   return { role: "own", why: null };
 }
 
@@ -101,6 +105,7 @@ function amountsOf(texts: readonly string[]): Set<number> {
 /** Every price in the main text with its role, in page order. */
 export function readPriceRoles(mainText: string, hints: TPriceRoleHints = {}): TTextPrice[] {
   const oldAmounts = amountsOf(hints.oldTexts ?? []);
+  const markedAmounts = amountsOf(hints.priceTexts ?? []);
   const out: TTextPrice[] = [];
   const lines = mainText.split("\n");
   let index = 0;
@@ -108,7 +113,7 @@ export function readPriceRoles(mainText: string, hints: TPriceRoleHints = {}): T
     const line = lines[n] as string;
     let previous: TTextPrice | null = null;
     for (const p of findPrices(line, { limit: 20 })) {
-      const { role, why } = classify(line, p.start, p.end, p.amount, oldAmounts);
+      const { role, why } = classify(line, p.start, p.end, p.amount, oldAmounts, markedAmounts);
       const gap = previous ? line.slice(previous.end, p.start) : null;
       const price: TTextPrice = {
         amount: p.amount,

@@ -79,6 +79,7 @@ type TDocLike = {
 
 const MAX_OTHER = 3;
 const MAX_SKIPPED = 12;
+const MAX_LABEL_TRIES = 12;
 /** Prose: this many characters in lines of running text, over at least this many lines. */
 const ARTICLE_PROSE_CHARS = 500;
 const ARTICLE_PROSE_LINES = 3;
@@ -129,10 +130,15 @@ function fromText(p: TTextPrice, anchor: TAnchor | null): TReadPrice {
 const PLAN_WORDS =
   /\b(plan|tier|seat|user|licen[cs]e|subscription|per (month|year|user|seat)|a (month|year)|monthly|annual(ly)?|yearly|\/\s?(mo|month|yr|year)|pro monat|im monat|jährlich|par mois|par an|al mes|al año|al mese|per maand|per år|i månaden)\b/i;
 
-function isPlanPrice(p: TTextPrice, mainText: string): boolean {
-  const line = mainText.split("\n", p.line + 1)[p.line] ?? "";
+function isPlanPrice(p: TTextPrice, lines: readonly string[]): boolean {
+  const line = lines[p.line] ?? "";
   return PLAN_WORDS.test(p.label) || PLAN_WORDS.test(line.slice(p.end, p.end + 30));
 }
+
+const roleHints = (facts: TPriceCssFacts | undefined) => ({
+  oldTexts: facts?.oldTexts ?? [],
+  priceTexts: facts?.priceElements.map((e) => e.text) ?? [],
+});
 
 function proseOf(mainText: string): { chars: number; lines: number } {
   let chars = 0;
@@ -171,7 +177,8 @@ export function readPageFromDocument(
   const productName = str((offers[ownOfferIndex] as TOfferLike | undefined)?.name) ?? heading ?? str(doc.title) ?? null;
   if (ownOffer && !ownOffer.label) ownOffer.label = productName ?? "";
 
-  const textPrices = readPriceRoles(mainText, { oldTexts: css.facts?.oldTexts ?? [] });
+  const lines = mainText.split("\n");
+  const textPrices = readPriceRoles(mainText, roleHints(css.facts));
   const prose = proseOf(mainText);
   const looksLikeProse = prose.chars >= ARTICLE_PROSE_CHARS && prose.lines >= ARTICLE_PROSE_LINES;
 
@@ -213,9 +220,12 @@ export function readPageFromDocument(
 
   const otherPrices: TReadPrice[] = [];
   if (!articleLike) {
+    // Each try is one linear regex pass over the text; a catalogue page gets a bounded number of them.
+    let tries = 0;
     for (const p of textPrices) {
-      if (otherPrices.length >= MAX_OTHER) break;
-      if (p.role !== "own" || p === ownText || !p.label || !isPlanPrice(p, mainText)) continue;
+      if (otherPrices.length >= MAX_OTHER || tries >= MAX_LABEL_TRIES) break;
+      if (p.role !== "own" || p === ownText || !p.label || !isPlanPrice(p, lines)) continue;
+      tries++;
       if (ownPrice && Math.abs(p.amount - ownPrice.amount) < 1e-9) continue;
       if (otherOffers.some((o) => Math.abs(o.amount - p.amount) < 1e-9)) continue;
       const anchor = labelAnchor(mainText, p);
@@ -266,7 +276,7 @@ function ownTextPriceCandidate(document: unknown, facts: TPriceCssFacts): TTextP
   if (offers.some((o) => num(o.price) !== null || num(o.lowPrice) !== null)) return null;
   const mainText = typeof doc.mainText === "string" ? doc.mainText : "";
   const headings = Array.isArray(doc.headings) ? doc.headings.filter((h): h is string => typeof h === "string") : [];
-  const prices = readPriceRoles(mainText, { oldTexts: facts.oldTexts });
+  const prices = readPriceRoles(mainText, roleHints(facts));
   return pickOwnPrice(prices, mainText, facts.h1 ?? headings[0] ?? null);
 }
 
