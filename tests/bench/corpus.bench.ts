@@ -1,16 +1,19 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { detectPrices } from "@/server/capabilities";
+import { closePageWorkers, detectPrices } from "@/server/capabilities";
 import { parseNumberText } from "@/server/intelligence/fill";
 import { scoreCorpus } from "../fixtures/corpus/evaluate-corpus";
+import { drafterLines, scoreDrafter } from "../fixtures/corpus/evaluate-drafter";
 import type { TBenchmark } from "./harness";
 
 /**
  * `npm run bench -- corpus`: accuracy of page understanding on the corpus in tests/fixtures/corpus —
  * offers and availability found, hash stability under volatile-only variants (nonces, stamps, session
  * ids in URLs and redirects, rolling priceValidUntil), entity-key stability, changes seen — and, when
- * the price-string table exists, how many strings detectPrices/parseNumberText read right. Figures,
- * not timings: the corpus test requires 100 % of the page figures.
+ * the price-string table exists, how many strings detectPrices/parseNumberText read right — and the
+ * rules-mode drafter: the product's own price picked and kept when a promotion or an ad is inserted above
+ * it, availability proposed, articles drafted as text (tests/fixtures/corpus/evaluate-drafter.ts).
+ * Figures, not timings: the corpus tests require 100 % of the page figures and ≥ 95 % of the drafter's.
  */
 
 type TPriceString = { text: string; amount: number | null; currency: string | null };
@@ -43,6 +46,11 @@ async function runCorpusBench(_args: unknown, out: (line: string) => void): Prom
   out(line("price change moves the hash", summary.priceChanges.moved, summary.priceChanges.of));
   out(line("availability change moves the hash", summary.availabilityChanges.moved, summary.availabilityChanges.of));
   for (const s of summary.scores) for (const p of s.problems) out(`    ${s.id}: ${p}`);
+  try {
+    for (const l of drafterLines(await scoreDrafter())) out(l);
+  } finally {
+    await closePageWorkers();
+  }
 
   const strings = await loadPriceStrings();
   if (!strings) {

@@ -24,7 +24,7 @@ test("rules mode: edit a rule's threshold, reject an invalid edit inline, add a 
   const card = page.getByTestId("draft-card");
   const rules = page.getByTestId("draft-rules");
   const offer = card.locator('[data-field-name="acme_pro_price"]');
-  await expect(offer).toContainText("JSON pointer /jsonLd/0/offers/price");
+  await expect(offer).toContainText("JSON pointer /offers/0/price");
   await expect(rules).toContainText("acme_pro_price: material on a 1% move or more");
 
   // Edit the threshold: 1% → 5 USD, previewed in plain language, saved with Enter.
@@ -43,7 +43,7 @@ test("rules mode: edit a rule's threshold, reject an invalid edit inline, add a 
   await expect(rules).not.toContainText("acme_pro_price: material on a 1% move");
   await expect(offer).toContainText("Monthly price of Acme Pro");
   // The extractor survived the edit, and focus is back on the row's Edit button.
-  await expect(offer).toContainText("JSON pointer /jsonLd/0/offers/price");
+  await expect(offer).toContainText("JSON pointer /offers/0/price");
   await expect(offer.getByRole("button", { name: "Edit acme_pro_price" })).toBeFocused();
 
   // An invalid edit (a threshold rule with no threshold) is refused by the server: inline message, nothing saved.

@@ -24,8 +24,9 @@ test("rules mode: decision with a URL → sample → draft from its structure �
 
   await expect(page.getByTestId("sample")).toContainText(`Sample read from ${url}`);
   const card = page.getByTestId("draft-card");
-  await expect(card.locator('[data-field-name="acme_pro_price"]')).toContainText("JSON pointer /jsonLd/0/offers/price");
-  await expect(card.locator('[data-field-name="price"]')).toBeVisible();
+  await expect(card.locator('[data-field-name="acme_pro_price"]')).toContainText("JSON pointer /offers/0/price");
+  await expect(card.locator('[data-field-name="availability"]')).toBeVisible();
+  await expect(card.locator('[data-field-name="team_plan_price"]')).toContainText("regex");
   await expect(card.locator('[data-field-name="headings"]')).toBeVisible();
   await expect(page.getByTestId("draft-rules")).toContainText("acme_pro_price: material on a 1% move or more");
   await expect(page.getByTestId("draft-identity")).toContainText("canonical URL");

@@ -11,6 +11,7 @@ import {
 import { getLockedDefinition } from "@/server/intelligence/tracker-store";
 import { listDefinitionVersions } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { ARTICLE_PAGES } from "../fixtures/corpus/pages";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
@@ -60,10 +61,14 @@ describe("setup in rules mode", () => {
     expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(state.tracker?.status).toBe("draft");
     const names = state.draft?.definition.fields.map((f) => f.name) ?? [];
-    expect(names).toContain("acme_pro_price");
-    expect(names).toContain("price");
+    // The product's own price by its structured offer, its stock, and the Team plan by its label — no positions.
+    expect(names).toEqual(["acme_pro_price", "availability", "team_plan_price", "title", "headings"]);
     const offer = state.draft?.definition.fields.find((f) => f.name === "acme_pro_price");
-    expect(offer).toMatchObject({ type: "money", currency: "USD", extractor: { pointer: "/jsonLd/0/offers/price" } });
+    expect(offer).toMatchObject({ type: "money", currency: "USD", extractor: { pointer: "/offers/0/price" } });
+    expect(state.draft?.definition.materiality.availability).toEqual({ kind: "any_change" });
+    expect(first.last?.text).toMatch(
+      /its own price \(45 USD, from the page's structured offer\), its availability \(InStock now; any change counts\)/,
+    );
     expect(state.draft?.definition.materiality.acme_pro_price).toEqual({ kind: "numeric", relative: 0.01 });
     expect(state.draft?.definition.identityRule).toEqual({ kind: "canonical_url" });
     expect(state.draft?.view.rules).toContain("acme_pro_price: material on a 1% move or more");
@@ -83,7 +88,11 @@ describe("setup in rules mode", () => {
     const run = await refreshTracker(t.db, trackerId, refreshOptions());
     expect(run.status).toBe("completed");
     const state45 = await t.db.entityCurrentState.findFirst({ where: { entity: { trackerId } } });
-    expect(state45?.fields).toMatchObject({ acme_pro_price: { amount: 45, currency: "USD" }, price: { amount: 45 } });
+    expect(state45?.fields).toMatchObject({
+      acme_pro_price: { amount: 45, currency: "USD" },
+      availability: "InStock",
+      team_plan_price: { amount: 99, currency: "USD" },
+    });
   });
 
   it("keeps each user's setup conversations private and lists the open ones to resume", async () => {
@@ -107,6 +116,27 @@ describe("setup in rules mode", () => {
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
     expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(state.draft).not.toBeNull();
+  });
+
+  it("on an article, drafts its main text as an ask-the-agent field, no price field, and says so in the reply", async () => {
+    const article = ARTICLE_PAGES.find((a) => a.id === "article-news-en");
+    site.setPage("/news/kettle", { body: article?.render(article.body) ?? "" });
+    const session = await createSetupSession(t.db, { userId });
+    const r = await turn(
+      session.id,
+      `Tell me if the kettle price changes or the story is updated ${site.urlFor("/news/kettle")}`,
+    );
+    expect(r.last?.text).toMatch(/reads like an article .* added its main text as a field the agent judges/);
+    expect(r.last?.text).toMatch(/AI is off, so a change to it is recorded as notable, not judged/);
+    expect(r.last?.text).toMatch(/prices it mentions are in passing/);
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    const fields = state.draft?.definition.fields ?? [];
+    expect(fields.find((f) => f.name === "main_text")).toMatchObject({
+      type: "string_list",
+      extractor: { kind: "regex" },
+    });
+    expect(state.draft?.definition.materiality.main_text).toMatchObject({ kind: "ask_agent" });
+    expect(fields.filter((f) => f.type === "money" || f.type === "number")).toEqual([]);
   });
 
   it("drafts typed fields from a JSON endpoint with JSON pointers into the body", async () => {

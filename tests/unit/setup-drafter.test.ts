@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatStructuredDocument } from "@/server/capabilities";
 import { parseDefinition } from "@/server/intelligence/definition";
-import { draftFromSample, findTarget, toDraftView, toFieldName } from "@/server/intelligence/setup";
+import { draftFromSample, draftWithNotes, findTarget, toDraftView, toFieldName } from "@/server/intelligence/setup";
 
 describe("findTarget", () => {
   it("binds the first URL in the message, without trailing punctuation", () => {
@@ -25,27 +25,56 @@ describe("findTarget", () => {
 });
 
 describe("draftFromSample (rules mode)", () => {
-  it("turns JSON-LD offers, detected prices, title and headings into a valid definition with conservative rules", () => {
+  it("anchors the product's price to its structured offer, proposes availability, skips prices already covered", () => {
     const html = `<html><head><title>Acme</title><script type="application/ld+json">
-      {"@type":"Product","name":"Acme Pro","offers":[{"@type":"Offer","price":"45","priceCurrency":"USD"},{"@type":"Offer","name":"Team","price":99,"priceCurrency":"EUR","availability":"InStock"}]}
-      </script></head><body><main><h1>Pricing</h1><p>Pro $45 a month</p></main></body></html>`;
+      [{"@type":"Product","name":"Acme Pro","offers":{"@type":"Offer","price":"45","priceCurrency":"USD","availability":"InStock"}},
+       {"@type":"Product","name":"Acme Team","offers":{"@type":"Offer","price":99,"priceCurrency":"EUR"}}]
+      </script></head><body><main><h1>Pricing</h1><p>Pro $45 a month</p><p>Team plan €99 per month</p></main></body></html>`;
     const document = formatStructuredDocument({ kind: "html", html }, "https://acme.example/pricing");
     const definition = draftFromSample("web.scrape", { document });
     expect(parseDefinition(definition).ok).toBe(true);
     expect(definition.fields.map((f) => [f.name, f.type, f.currency, f.extractor])).toEqual([
-      ["acme_pro_price", "money", "USD", { kind: "json_pointer", pointer: "/jsonLd/0/offers/0/price" }],
-      ["team_price", "money", "EUR", { kind: "json_pointer", pointer: "/jsonLd/0/offers/1/price" }],
-      ["team_availability", "string", undefined, { kind: "json_pointer", pointer: "/jsonLd/0/offers/1/availability" }],
-      ["price", "money", "USD", { kind: "json_pointer", pointer: "/prices/0/amount" }],
+      ["acme_pro_price", "money", "USD", { kind: "json_pointer", pointer: "/offers/0/price" }],
+      ["availability", "enum", undefined, { kind: "json_pointer", pointer: "/availability/value" }],
+      ["acme_team_price", "money", "EUR", { kind: "json_pointer", pointer: "/offers/1/price" }],
       ["title", "string", undefined, { kind: "json_pointer", pointer: "/title" }],
       ["headings", "string_list", undefined, { kind: "json_pointer", pointer: "/headings" }],
     ]);
     expect(definition.materiality).toMatchObject({
       acme_pro_price: { kind: "numeric", relative: 0.01 },
-      team_availability: { kind: "any_change" },
+      availability: { kind: "any_change" },
       title: { kind: "ask_agent" },
     });
+    expect(definition.fields[1]?.enumValues).toContain("OutOfStock");
     expect(definition.identityRule).toEqual({ kind: "canonical_url" });
+  });
+
+  it("without offers: the own price by a label, never a promotion or an old price; positions only as a last resort", () => {
+    const html = `<html><body><main><p>Free shipping on orders over $50</p><h1>Desk lamp</h1>
+      <p>Was $59.00</p><p>Our price: $49.00</p><p>Team plan $99 per month</p></main></body></html>`;
+    const document = formatStructuredDocument({ kind: "html", html }, "https://shop.example/lamp");
+    const { definition, notes } = draftWithNotes(
+      "web.scrape",
+      { document },
+      { decision: "Tell me if the lamp gets cheaper" },
+    );
+    const price = definition.fields[0];
+    expect(price).toMatchObject({ name: "price", type: "money", currency: "USD", extractor: { kind: "regex" } });
+    expect(price?.extractor?.kind === "regex" && price.extractor.pattern).toMatch(/^Our\\s\+price:/);
+    expect(definition.fields.map((f) => f.name)).toContain("team_plan_price");
+    expect(JSON.stringify(definition.fields)).not.toContain("/prices/");
+    expect(notes.join(" ")).toMatch(
+      /left out 2 prices that are not the product's own: “\$50” \(promotional: “shipping”\), “\$59.00” \(after “Was”\)/,
+    );
+    // Asked about the old price: it becomes a field of its own (anchored by its label).
+    const asked = draftFromSample("web.scrape", { document }, { decision: "Watch the regular price and the discount" });
+    expect(asked.fields.map((f) => f.name)).toContain("was_old_price");
+    // A bare page with one unlabelled price and no heading: its position is all there is.
+    const bare = formatStructuredDocument({ kind: "html", html: "<p>$12.00</p>" }, "https://shop.example/x");
+    expect(draftFromSample("web.scrape", { document: bare }).fields[0]?.extractor).toEqual({
+      kind: "json_pointer",
+      pointer: "/prices/0/amount",
+    });
   });
 
   it("drafts place fields with the worked example's thresholds", () => {
@@ -77,6 +106,34 @@ describe("draftFromSample (rules mode)", () => {
     expect(toFieldName("priceCurrency")).toBe("price_currency");
     expect(toFieldName("9lives")).toBe("f_9lives");
     expect(toFieldName("notable_signals")).toBe("field");
+  });
+
+  it("shortens long names by dropping middle words, keeping the meaningful last word", () => {
+    const long = toFieldName("Acme UltraLight Trail Running Shoe for Men and Women — Enterprise_price");
+    expect(long).toBe("acme_ultra_light_trail_running_price");
+    expect(long.length).toBeLessThanOrEqual(40);
+    // The cut that used to happen: 40 characters end mid-word ("…enterp"), the suffix lost.
+    expect(toFieldName("Professional Services Enterprise Support Enterprise_price")).toMatch(/_price$/);
+    expect(toFieldName("Gigantic Stainless Steel Espresso Machine Deluxe_availability")).toBe(
+      "gigantic_stainless_steel_availability",
+    );
+    // One endless word before the suffix: a prefix of it stays, so the name still says what it is.
+    expect(toFieldName(`${"x".repeat(60)}_price`)).toBe(`${"x".repeat(34)}_price`);
+    expect(toFieldName("a".repeat(60))).toHaveLength(40);
+    for (const name of [long, toFieldName(`9 ${"word ".repeat(20)}price`)]) {
+      expect(name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(name.length).toBeLessThanOrEqual(40);
+    }
+    // Two long names that differ only in the middle stay apart through the drafter's _2 suffix.
+    const html = `<script type="application/ld+json">[
+      {"@type":"Product","name":"Acme Ultra Light Trail Running Shoe Blue Edition","offers":{"price":1,"priceCurrency":"USD"}},
+      {"@type":"Product","name":"Acme Ultra Light Trail Running Shoe Red Edition","offers":{"price":2,"priceCurrency":"USD"}}]</script>`;
+    const document = formatStructuredDocument({ kind: "html", html }, "https://acme.example/shoes");
+    const names = draftFromSample("web.scrape", { document }).fields.map((f) => f.name);
+    expect(names.slice(0, 2)).toEqual([
+      "acme_ultra_light_trail_running_price",
+      "acme_ultra_light_trail_running_price_2",
+    ]);
   });
 });
 

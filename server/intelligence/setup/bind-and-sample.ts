@@ -2,14 +2,19 @@ import { executeCapability, parseCapabilityInput, type TCapabilityConfig } from 
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { createTracker, DECISION_MAX_CHARS } from "../tracker-store";
+import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
 
-/** What the session keeps of a sample: the results without raw HTML (big, volatile). */
+/**
+ * What the session keeps of a sample: the results without raw HTML (big, volatile), and for web pages
+ * the drafter's reading of it (read-page-for-draft.ts), made while the HTML was at hand.
+ */
 export type TSetupSample = {
   capability: string;
   input: unknown;
   label: string;
   results: Record<string, unknown>;
+  reading?: TPageReading;
 };
 
 export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
@@ -47,8 +52,16 @@ export async function bindAndSample(
     const why = envelope.error?.message ?? "The capability returned no data.";
     return { ok: false, message: `I could not read ${input.label}: ${why}` };
   }
-  const { html: _html, ...results } = envelope.results as Record<string, unknown>;
+  const { html, ...results } = envelope.results as Record<string, unknown>;
   const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
+  if (input.capability === "web.scrape" && results.document) {
+    // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
+    sample.reading = await readPageForDraft(
+      results.document,
+      typeof html === "string" ? html : undefined,
+      input.config.fetch.page,
+    );
+  }
 
   const decision = input.decision.trim().slice(0, DECISION_MAX_CHARS);
   const tracker = await createTracker(db, {

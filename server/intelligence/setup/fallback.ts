@@ -1,11 +1,22 @@
-import type { TField, TMaterialityRule, TTrackerDefinition } from "../definition";
+import type { TExtractor, TField, TMaterialityRule, TTrackerDefinition } from "../definition";
 import { parseDefinition } from "../definition";
+import {
+  AVAILABILITY_FIELD_VALUES,
+  readPageFromDocument,
+  type TPageReading,
+  type TReadPrice,
+} from "./read-page-for-draft";
 
 /**
  * Rules-mode drafter: derives a definition from the sample's structure alone, with deterministic
- * extractors (JSON pointers into what the fill step reads: the JSON body for JSON pages, else the
- * structured document; the normalized place for maps.place) and conservative materiality — numbers
- * and prices move on 1%, everything else is left to the judge (which, in rules mode, marks it notable).
+ * extractors and conservative materiality — numbers and prices move on 1%, availability on any change,
+ * everything else is left to the judge (which, in rules mode, marks it notable).
+ *
+ * Web pages are drafted from the page reading (read-page-for-draft.ts), anchored by meaning, not
+ * position (issue 12): the product's own price from its structured offer (`/offers/0/price`), else a CSS
+ * element or a label tied to it — never the Nth price of the text when anything better exists; old and
+ * promotional prices are skipped unless the decision asks for them; availability is proposed whenever
+ * the page states it; an article gets its main text as a field the agent judges.
  */
 
 const MAX_FIELDS = 12;
@@ -13,9 +24,27 @@ const PRICE_NAME = /price|cost|amount|fee|plan|total/i;
 
 type TDraft = { fields: TField[]; materiality: Record<string, TMaterialityRule> };
 
-export function draftFromSample(capability: string, results: unknown): TTrackerDefinition {
+export type TDraftOptions = {
+  /** The person's decision (the first message): asks for old or promotional prices include them. */
+  decision?: string;
+  /** The page reading kept with the sample; without one it is read from the document alone. */
+  reading?: TPageReading | null;
+};
+
+export type TDraftResult = {
+  definition: TTrackerDefinition;
+  /** What was drafted and skipped, in plain sentences (the rules-mode reply says them). */
+  notes: string[];
+};
+
+export function draftFromSample(capability: string, results: unknown, options: TDraftOptions = {}): TTrackerDefinition {
+  return draftWithNotes(capability, results, options).definition;
+}
+
+export function draftWithNotes(capability: string, results: unknown, options: TDraftOptions = {}): TDraftResult {
   const r = (results ?? {}) as Record<string, unknown>;
   const draft: TDraft = { fields: [], materiality: {} };
+  const notes: string[] = [];
   let identityRule: TTrackerDefinition["identityRule"];
 
   if (capability === "maps.place" && isRecord(r.place)) {
@@ -25,7 +54,8 @@ export function draftFromSample(capability: string, results: unknown): TTrackerD
     fromJson(draft, r.json, "", 0);
     identityRule = { kind: "input" };
   } else {
-    fromDocument(draft, isRecord(r.document) ? r.document : {});
+    const document = isRecord(r.document) ? r.document : {};
+    fromDocument(draft, document, options.reading ?? readPageFromDocument(document), options.decision ?? "", notes);
     identityRule = { kind: "canonical_url" };
   }
   if (draft.fields.length === 0) {
@@ -41,95 +71,159 @@ export function draftFromSample(capability: string, results: unknown): TTrackerD
   const parsed = parseDefinition(definition);
   // Every piece above is built to validate; if it ever does not, that is a bug worth surfacing.
   if (!parsed.ok) throw new Error(`rules-mode draft does not validate: ${parsed.errors.join("; ")}`);
-  return parsed.definition;
+  return { definition: parsed.definition, notes };
 }
 
 type TFieldSpec = {
   name: string;
   type: TField["type"];
   description: string;
-  ptr: string;
+  /** A JSON pointer, or any extractor. */
+  ptr?: string;
+  extractor?: TExtractor;
   unit?: string;
   currency?: string;
+  enumValues?: string[];
 };
 
-function add(draft: TDraft, spec: TFieldSpec, rule: TMaterialityRule) {
-  if (draft.fields.length >= MAX_FIELDS) return;
+function add(draft: TDraft, spec: TFieldSpec, rule: TMaterialityRule): string | null {
+  if (draft.fields.length >= MAX_FIELDS) return null;
   let name = toFieldName(spec.name);
   for (let i = 2; draft.fields.some((f) => f.name === name); i++) name = `${toFieldName(spec.name)}_${i}`;
   const field: TField = {
     name,
     type: spec.type,
     description: spec.description.slice(0, 500),
-    extractor: { kind: "json_pointer", pointer: spec.ptr },
+    extractor: spec.extractor ?? { kind: "json_pointer", pointer: spec.ptr ?? "" },
   };
   if (spec.unit) field.unit = spec.unit;
   if (spec.currency) field.currency = spec.currency;
+  if (spec.enumValues) field.enumValues = spec.enumValues;
   draft.fields.push(field);
   draft.materiality[name] = rule;
+  return name;
 }
 
 const PRICE_RULE: TMaterialityRule = { kind: "numeric", relative: 0.01 };
 const TEXT_RULE: TMaterialityRule = { kind: "ask_agent" };
 const ANY_RULE: TMaterialityRule = { kind: "any_change" };
+const ARTICLE_RULE: TMaterialityRule = {
+  kind: "ask_agent",
+  guidance:
+    "A new, removed or rewritten paragraph that changes what the article says is material; typo fixes, rewording and layout are noise.",
+};
 
-function fromDocument(draft: TDraft, doc: Record<string, unknown>) {
-  // JSON-LD offers first: they are the page's own machine-readable prices.
-  const jsonLd = Array.isArray(doc.jsonLd) ? doc.jsonLd : [];
-  jsonLd.forEach((entity, i) => {
-    if (!isRecord(entity)) return;
-    const label = typeof entity.name === "string" ? entity.name : String(entity["@type"] ?? "item");
-    const offers = Array.isArray(entity.offers) ? entity.offers : isRecord(entity.offers) ? [entity.offers] : [];
-    const base = Array.isArray(entity.offers) ? `/jsonLd/${i}/offers` : `/jsonLd/${i}/offers`;
-    offers.forEach((offer, j) => {
-      if (!isRecord(offer)) return;
-      const at = Array.isArray(entity.offers) ? `${base}/${j}` : base;
-      const offerLabel = typeof offer.name === "string" ? offer.name : label;
-      const currency = typeof offer.priceCurrency === "string" ? offer.priceCurrency.toUpperCase() : undefined;
-      if (offer.price !== undefined && Number.isFinite(Number(offer.price))) {
-        add(
-          draft,
-          {
-            name: `${offerLabel}_price`,
-            type: currency && /^[A-Z]{3}$/.test(currency) ? "money" : "number",
-            currency: currency && /^[A-Z]{3}$/.test(currency) ? currency : undefined,
-            description: `Price of “${offerLabel}” from the page's structured data (JSON-LD offer)`,
-            ptr: `${at}/price`,
-          },
-          PRICE_RULE,
-        );
-      }
-      if (typeof offer.availability === "string") {
-        add(
-          draft,
-          {
-            name: `${offerLabel}_availability`,
-            type: "string",
-            description: `Availability of “${offerLabel}” (JSON-LD offer)`,
-            ptr: `${at}/availability`,
-          },
-          ANY_RULE,
-        );
-      }
-    });
-  });
-  // Prices detected in the visible text, in page order.
-  const prices = Array.isArray(doc.prices) ? doc.prices.slice(0, 6) : [];
-  prices.forEach((price, i) => {
-    if (!isRecord(price)) return;
-    const currency = typeof price.currency === "string" && /^[A-Z]{3}$/.test(price.currency) ? price.currency : "USD";
-    add(
+/** The decision asks about old prices ("regular price", "discount", "on sale") or promotions ("shipping"). */
+const ASKS_OLD =
+  /\b(was price|regular|list price|original price|old price|rrp|msrp|uvp|statt|strike|struck|discount|sale|reduced|markdown|compare)\w*/i;
+const ASKS_PROMO =
+  /\b(shipping|delivery|postage|promo|promotion|coupon|voucher|free shipping|versand|livraison|envío)\w*/i;
+const ASKS_PRICE = /\b(price|cost|costs|pricing|cheaper|expensive|undercut)|[$€£]/i;
+
+/** Paragraph lines of the main text: running text, without short UI lines ("Share", "5 min read"). */
+const PARAGRAPHS = "[^\\n]{40,}";
+
+const isCode = (c: string | null): c is string => !!c && /^[A-Z]{3}$/.test(c);
+
+function describeAnchor(p: TReadPrice): string {
+  const a = p.anchor?.extractor;
+  if (!a) return "";
+  if (p.anchor?.kind === "offer") return `from the page's structured offer${p.lowest ? " (its lowest price)" : ""}`;
+  if (a.kind === "css") return `read from the element ${a.selector}`;
+  if (p.anchor?.kind === "label") return `read after its label “${p.label}”`;
+  if (p.anchor?.kind === "heading") return "read as the first price under the product heading";
+  return "read by its position among the page's prices (nothing steadier was found)";
+}
+
+function addPrice(draft: TDraft, p: TReadPrice, name: string, what: string): string | null {
+  if (!p.anchor) return null;
+  return add(
+    draft,
+    {
+      name,
+      type: isCode(p.currency) ? "money" : "number",
+      currency: isCode(p.currency) ? p.currency : undefined,
+      description: `${what} — ${describeAnchor(p)} (was “${p.text}” in the sample)`,
+      extractor: p.anchor.extractor,
+    },
+    PRICE_RULE,
+  );
+}
+
+const quote = (p: TReadPrice) => `“${p.text}”${p.why ? ` (${p.why})` : ""}`;
+
+function fromDocument(
+  draft: TDraft,
+  doc: Record<string, unknown>,
+  reading: TPageReading,
+  decision: string,
+  notes: string[],
+) {
+  const drafted: string[] = [];
+  const own = reading.ownPrice;
+  if (own?.anchor) {
+    const name = own.source === "offer" && own.label ? `${own.label}_price` : "price";
+    const what = own.label ? `The price of “${own.label}”` : "The product's own price";
+    if (addPrice(draft, own, name, what)) drafted.push(`its own price (${own.text}, ${describeAnchor(own)})`);
+  }
+  if (reading.availability) {
+    const { value } = reading.availability;
+    const name = add(
       draft,
       {
-        name: i === 0 ? "price" : `price_${i + 1}`,
-        type: "money",
-        currency,
-        description: `Price number ${i + 1} on the page (was “${String(price.text ?? "")}” in the sample)`,
-        ptr: `/prices/${i}/amount`,
+        name: "availability",
+        type: "enum",
+        enumValues: [...AVAILABILITY_FIELD_VALUES],
+        description: `Whether the product can be bought (schema.org availability, e.g. InStock, OutOfStock), as the page states it (${reading.availability.source === "text" ? `the phrase “${reading.availability.phrase ?? value}”` : "its structured offer"})`,
+        ptr: reading.availability.pointer,
       },
-      PRICE_RULE,
+      ANY_RULE,
     );
-  });
+    if (name) drafted.push(`its availability (${value} now; any change counts)`);
+  }
+  for (const o of reading.otherOffers) addPrice(draft, o, `${o.label}_price`, `The price of “${o.label}”`);
+  for (const p of reading.otherPrices) addPrice(draft, p, `${p.label}_price`, `The price labelled “${p.label}”`);
+  if (reading.otherOffers.length + reading.otherPrices.length > 0) {
+    const n = reading.otherOffers.length + reading.otherPrices.length;
+    drafted.push(`${n} other labelled price${n === 1 ? "" : "s"}`);
+  }
+
+  // Old and promotional prices only when the decision asks about them; passing mentions never.
+  const skipped: TReadPrice[] = [];
+  for (const p of reading.skipped) {
+    const asked = (p.role === "old" && ASKS_OLD.test(decision)) || (p.role === "promo" && ASKS_PROMO.test(decision));
+    if (!asked || !p.anchor) {
+      if (p.role !== "mention") skipped.push(p);
+      continue;
+    }
+    const kind = p.role === "old" ? "old_price" : "promotion";
+    addPrice(
+      draft,
+      p,
+      p.label ? `${p.label}_${kind}` : kind,
+      p.role === "old" ? "The old (struck-through or “was”) price" : "The promotional amount",
+    );
+  }
+
+  if (reading.articleLike) {
+    const name = add(
+      draft,
+      {
+        name: "main_text",
+        type: "string_list",
+        description: "The article's paragraphs (lines of running text in the main content), in order",
+        extractor: { kind: "regex", pattern: PARAGRAPHS },
+      },
+      ARTICLE_RULE,
+    );
+    if (name) {
+      notes.push(
+        "This page reads like an article (no price or stock on it), so I added its main text as a field the agent judges. AI is off, so a change to it is recorded as notable, not judged.",
+      );
+      if (ASKS_PRICE.test(decision))
+        notes.push("The prices it mentions are in passing, inside the text, so I did not make a price field of them.");
+    }
+  }
   if (typeof doc.title === "string" && doc.title) {
     add(draft, { name: "title", type: "string", description: "The page title", ptr: "/title" }, TEXT_RULE);
   }
@@ -140,6 +234,16 @@ function fromDocument(draft: TDraft, doc: Record<string, unknown>) {
       TEXT_RULE,
     );
   }
+  if (drafted.length) notes.unshift(`I watch ${joinWords(drafted)}.`);
+  if (skipped.length) {
+    notes.push(
+      `I left out ${skipped.length === 1 ? "a price" : `${skipped.length} prices`} that ${skipped.length === 1 ? "is" : "are"} not the product's own: ${skipped.slice(0, 4).map(quote).join(", ")}.`,
+    );
+  }
+}
+
+function joinWords(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 function fromJson(draft: TDraft, value: unknown, ptr: string, depth: number) {
@@ -229,18 +333,45 @@ function fromPlace(draft: TDraft, place: Record<string, unknown>) {
     );
 }
 
-/** snake_case, starting with a letter, ≤ 40 chars (room for a _N suffix), never the reserved name. */
+export const MAX_DRAFTED_NAME = 40;
+
+/**
+ * snake_case, starting with a letter, ≤ 40 chars (room for a _N suffix), never the reserved name.
+ * A long name is shortened by words, not cut: the last word carries the meaning (`…_price`,
+ * `…_availability`), so it is kept, and words are dropped from the middle — the leading words
+ * usually name the thing — until the name fits.
+ */
 export function toFieldName(raw: string): string {
-  let name = raw
+  const snake = raw
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .slice(0, 40)
-    .replace(/_+$/g, "");
-  if (!/^[a-z]/.test(name)) name = `f_${name}`.slice(0, 40);
-  if (name === "notable_signals" || name === "f_") name = "field";
+    .replace(/^_+|_+$/g, "");
+  let name = shortenName(snake, MAX_DRAFTED_NAME);
+  if (!/^[a-z]/.test(name)) name = shortenName(`f_${name}`, MAX_DRAFTED_NAME);
+  if (name === "notable_signals" || name === "f_" || name === "f") name = "field";
   return name;
+}
+
+function shortenName(snake: string, max: number): string {
+  if (snake.length <= max) return snake;
+  const words = snake.split("_").filter(Boolean);
+  const last = words.pop() ?? "";
+  if (last.length >= max || words.length === 0) return last.slice(0, max).replace(/_+$/g, "");
+  // Keep the leading words that fit, then the last word.
+  const lead: string[] = [];
+  let size = last.length;
+  for (const word of words) {
+    if (size + word.length + 1 > max) break;
+    lead.push(word);
+    size += word.length + 1;
+  }
+  // The first word alone is too long: keep a prefix of it, so the name still starts with the thing.
+  if (lead.length === 0) {
+    const room = max - last.length - 1;
+    if (room >= 3) lead.push((words[0] as string).slice(0, room));
+  }
+  return [...lead, last].join("_");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

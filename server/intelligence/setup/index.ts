@@ -4,6 +4,7 @@ export * from "./draft-view";
 export * from "./fallback";
 export * from "./find-target";
 export * from "./open-edit-session";
+export * from "./read-page-for-draft";
 export * from "./rules-turn";
 export * from "./save-setup-draft";
 export * from "./session";

@@ -1,4 +1,5 @@
 import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "../../ai";
+import type { TPageReading } from "./read-page-for-draft";
 
 export const DRAFTER_SYSTEM_PROMPT = [
   "You are Bellwether's tracker setup agent. A person tells you, in their own words, what they want to keep an eye on and why.",
@@ -13,6 +14,21 @@ export const DRAFTER_SYSTEM_PROMPT = [
   "   Then summarise the draft in two or three sentences and ask whether it looks good.",
   "3. When the person asks for changes, call reviseDefinition with the complete updated definition, then say what changed.",
   "4. When the person approves (e.g. 'looks good', 'lock it'), call lockDefinition.",
+  "Anchor fields by meaning, not position (web pages). The sample starts with `reading`: what code found on the page —",
+  "   the product's own price with a ready extractor (ownPrice.anchor), other labelled prices, the prices it skipped",
+  "   (skipped: old, promotional or passing mentions, each with why), the stated availability, and whether it reads like an article.",
+  "   JSON pointers point into the document (/offers/0/price, /availability/value, /title), never into the wrapper around it.",
+  "   - Prefer, in this order: the structured offers — JSON pointers into the document's offers section such as /offers/0/price",
+  "     or /offers/0/lowPrice (these are the product's own normalised offers); then a CSS selector or a label-anchored regex",
+  "     tied to the product's own price (reading.ownPrice.anchor gives one). Never point at /prices/N — the Nth price detected",
+  "     in the text moves when a promotion or an ad adds a price above the product; such a draft is refused when a better anchor exists.",
+  '   - Skip old prices (struck through, <del>/<s>, "was", "regular", "UVP", "statt") and promotional amounts ("spend", "over",',
+  '     "delivery", "shipping", "free shipping over") unless the person asks for them.',
+  "   - Whenever the page states availability (reading.availability, JSON pointer /availability/value), add an availability field",
+  "     (enum of the schema.org values such as InStock, OutOfStock, or string) with materiality any_change.",
+  "   - On an article (reading.articleLike: no offers, long running text), offer the main text as an ask_agent field and say so;",
+  "     never make a price field out of a price the text mentions in passing.",
+  "   - Names: short snake_case that keeps the meaningful last word (…_price, …_availability); shorten the leading words, not the suffix.",
   "If a tool reports validation errors, fix exactly those problems and call the tool again once.",
   "notable_signals is reserved and added automatically: never declare it.",
   UNTRUSTED_CONTENT_RULES,
@@ -28,7 +44,45 @@ export function buildDrafterInstructions(state: {
   parts.push(state.draftJson ? `Current draft definition (JSON):\n${state.draftJson}` : "Current draft: none yet.");
   if (state.sampleJson) {
     parts.push("The sample (structured document read from the target):");
-    parts.push(wrapUntrusted(state.sampleJson, { source: state.target ?? "sample", maxChars: 8_000 }));
+    parts.push(wrapUntrusted(state.sampleJson, { source: state.target ?? "sample", maxChars: SAMPLE_MAX_CHARS }));
   }
   return parts.join("\n");
+}
+
+export const SAMPLE_MAX_CHARS = 8_000;
+const MAX_MAIN_TEXT_CHARS = 2_500;
+const MAX_PRICES = 12;
+const MAX_JSON_LD_CHARS = 1_500;
+
+/**
+ * The sample as the model reads it: the page reading first (so a long page cannot push it out of the
+ * window), then the structured document with its offers and availability ahead of the long parts, the
+ * main text and the JSON-LD shortened. Untrusted: callers wrap it (wrapUntrusted).
+ */
+export function sampleJsonForModel(sample: {
+  results: Record<string, unknown>;
+  reading?: TPageReading | null;
+}): string {
+  const document = (sample.results.document ?? sample.results) as Record<string, unknown>;
+  if (typeof document !== "object" || document === null || Array.isArray(document) || document.kind === undefined) {
+    return JSON.stringify({ ...(sample.reading ? { reading: sample.reading } : {}), data: document });
+  }
+  const { offers, availability, title, description, canonicalUrl, headings, mainText, prices, jsonLd, json, ...rest } =
+    document;
+  const text = typeof mainText === "string" ? mainText : "";
+  const ld = JSON.stringify(jsonLd ?? []);
+  const compact = {
+    title,
+    description,
+    canonicalUrl,
+    offers,
+    availability,
+    headings,
+    prices: Array.isArray(prices) ? prices.slice(0, MAX_PRICES) : prices,
+    mainText: text.length > MAX_MAIN_TEXT_CHARS ? `${text.slice(0, MAX_MAIN_TEXT_CHARS)} […]` : text,
+    jsonLd: ld.length > MAX_JSON_LD_CHARS ? `${ld.slice(0, MAX_JSON_LD_CHARS)} […]` : jsonLd,
+    ...(json !== undefined ? { json } : {}),
+    ...rest,
+  };
+  return JSON.stringify({ ...(sample.reading ? { reading: sample.reading } : {}), document: compact });
 }

@@ -2,7 +2,7 @@ import { messageText } from "@/contracts/setup-ui-message";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { bindAndSample } from "./bind-and-sample";
-import { draftFromSample } from "./fallback";
+import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
@@ -34,10 +34,11 @@ export async function runRulesTurn(
     if (!target) return reply.say(NO_TARGET_QUESTION, "question");
     reply.status(`Reading ${target.label}…`);
     const first = state.messages.find((m) => m.role === "user");
+    const decision = first ? messageText(first) : text;
     const bound = await bindAndSample(db, {
       userId,
       sessionId,
-      decision: first ? messageText(first) : text,
+      decision,
       capability: target.capability,
       capabilityInput: target.input,
       label: target.label,
@@ -45,12 +46,20 @@ export async function runRulesTurn(
     });
     if (!bound.ok) return reply.error(`${bound.message} Send another address when you are ready.`);
     reply.sample(target.label, bound.sample.results.document ?? bound.sample.results);
-    const definition = draftFromSample(target.capability, bound.sample.results);
+    const { definition, notes } = draftWithNotes(target.capability, bound.sample.results, {
+      decision,
+      reading: bound.sample.reading,
+    });
     const saved = await saveSetupDraft(db, { userId, sessionId, definition });
     reply.draftSaved(saved);
     const n = definition.fields.length;
+    // Says plainly what the draft watches and what it left out (old and promotional prices, article text).
     return reply.say(
-      `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure. AI is off, so I cannot revise the draft from chat: edit or remove fields on the card, then press Lock (or write “looks good”).`,
+      [
+        `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure.`,
+        ...notes,
+        "AI is off, so I cannot revise the draft from chat: edit or remove fields on the card, then press Lock (or write “looks good”).",
+      ].join(" "),
     );
   }
   if (APPROVAL.test(text)) {

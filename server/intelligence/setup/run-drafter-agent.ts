@@ -7,8 +7,10 @@ import type { TDb } from "../../db";
 import { toPublicError } from "../../errors";
 import { parseDefinition } from "../definition";
 import { bindAndSample, type TSetupSample } from "./bind-and-sample";
+import { checkDraftAnchors } from "./check-draft-anchors";
 import { toDraftView } from "./draft-view";
-import { buildDrafterInstructions } from "./prompt";
+import { buildDrafterInstructions, SAMPLE_MAX_CHARS, sampleJsonForModel } from "./prompt";
+import { parsePageReading } from "./read-page-for-draft";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import { definitionToolInputSchema, ZBindCapabilityInputSchema, ZNoInputSchema } from "./schema";
 import type { TSetupState } from "./session";
@@ -39,6 +41,8 @@ export async function runDrafterAgent(
   const { userId, sessionId, reply, state } = input;
 
   const sample = state.sample as TSetupSample | null;
+  // The sample drafts are checked against: the stored one, or the one fetched in this turn.
+  let current: TSetupSample | null = sample;
   let pending: { capability: string; capabilityInput: unknown; label: string } | null = null;
   let bound: { label: string } | null = state.tracker && sample ? { label: sample.label } : null;
   let invalidDrafts = 0;
@@ -49,19 +53,29 @@ export async function runDrafterAgent(
 
   const saveDefinition = async (definition: unknown) => {
     const parsed = parseDefinition(definition);
-    if (!parsed.ok) {
+    // Anchored by meaning (check-draft-anchors.ts): a /prices/N field is refused when the page has better anchors.
+    const anchors = parsed.ok
+      ? checkDraftAnchors(parsed.definition, parsePageReading(current?.reading))
+      : { problems: [], advice: [] };
+    const errors = parsed.ok ? anchors.problems : parsed.errors;
+    if (!parsed.ok || errors.length > 0) {
       invalidDrafts++;
-      if (invalidDrafts >= 2) gaveUp = parsed.errors;
+      if (invalidDrafts >= 2) gaveUp = errors;
       return {
         ok: false,
-        errors: parsed.errors,
+        errors,
         note: invalidDrafts >= 2 ? "Still invalid; stop and let the person know." : "Fix these and call again once.",
       };
     }
     if (!bound) return { ok: false, errors: ["bind a target and fetch the sample first"] };
     const saved = await saveSetupDraft(db, { userId, sessionId, definition: parsed.definition });
     reply.draftSaved(saved);
-    return { ok: true, saved: `draft v${saved.version}`, fields: parsed.definition.fields.map((f) => f.name) };
+    return {
+      ok: true,
+      saved: `draft v${saved.version}`,
+      fields: parsed.definition.fields.map((f) => f.name),
+      ...(anchors.advice.length ? { advice: anchors.advice } : {}),
+    };
   };
 
   const tools = {
@@ -108,6 +122,7 @@ export async function runDrafterAgent(
           return { ok: false, message: result.message, next: "ask the person for another address; do not retry" };
         }
         bound = { label: result.sample.label };
+        current = result.sample;
         reply.sample(result.sample.label, result.sample.results.document ?? result.sample.results);
         return { ok: true, sample: sampleForModel(result.sample) };
       },
@@ -151,7 +166,7 @@ export async function runDrafterAgent(
     instructions: buildDrafterInstructions({
       target: sample?.label ?? null,
       draftJson: state.draft ? JSON.stringify(state.draft.definition) : null,
-      sampleJson: sample ? JSON.stringify(sample.results.document ?? sample.results) : null,
+      sampleJson: sample ? sampleJsonForModel(sample) : null,
     }),
     messages: history,
     tools,
@@ -227,6 +242,5 @@ export function toModelHistory(messages: TSetupUIMessage[]): ModelMessage[] {
 }
 
 function sampleForModel(sample: TSetupSample): string {
-  const document = sample.results.document ?? sample.results;
-  return wrapUntrusted(JSON.stringify(document), { source: sample.label, maxChars: 8_000 });
+  return wrapUntrusted(sampleJsonForModel(sample), { source: sample.label, maxChars: SAMPLE_MAX_CHARS });
 }
