@@ -44,3 +44,18 @@ function refuse(line: string): never {
   process.stderr.write(`${line.split("\n")[0]}\n`);
   process.exit(1);
 }
+
+/**
+ * What instrumentation.ts calls: onServerStart, and since Next only logs an error thrown from `register()` and
+ * serves on, anything unexpected stops the process here: one line, exit 1. (Kept out of instrumentation.ts, which
+ * Next also compiles for the edge runtime, where process.exit does not exist.)
+ */
+export async function startOrExit(): Promise<void> {
+  try {
+    await onServerStart();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`Cannot start the server: ${message.split("\n")[0]}\n`);
+    process.exit(1);
+  }
+}
