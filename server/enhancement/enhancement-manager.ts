@@ -9,6 +9,7 @@ import { getUserSettings } from "@/server/settings/user-settings";
 import { buildHarnessInput, hashHarnessInput } from "./build-input";
 import { runHarness } from "./run-harness";
 import { type TEnhancementResult, ZEnhancementResultSchema } from "./schema";
+import { keepSafeSynthetic } from "./synthetic-spec";
 
 export const INACTIVE_AFTER_MS = 2 * 3_600_000;
 const LEASE_MS = 120_000;
@@ -37,7 +38,13 @@ export async function getCachedEnhancement(
 ): Promise<{ result: TEnhancementResult | null; inputHash: string | null }> {
   const row = await db.feedEnhancement.findUnique({ where: { userId } });
   const parsed = row?.result ? ZEnhancementResultSchema.safeParse(row.result) : null;
-  return { result: parsed?.success ? parsed.data : null, inputHash: row?.inputHash ?? null };
+  if (!parsed?.success) return { result: null, inputHash: row?.inputHash ?? null };
+  // The same synthetic check as a fresh answer: a row stored before a rule existed must not reach a browser.
+  const synthetic = keepSafeSynthetic(parsed.data.syntheticItems);
+  if (synthetic.dropped.length > 0) {
+    logger.warn("cached feed enhancement had unsafe synthetic items; dropped", { userId, dropped: synthetic.dropped });
+  }
+  return { result: { ...parsed.data, syntheticItems: synthetic.kept }, inputHash: row?.inputHash ?? null };
 }
 
 // Per-process debounce + single flight; the FeedEnhancement lease makes it single flight across processes.

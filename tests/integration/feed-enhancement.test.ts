@@ -211,6 +211,40 @@ describe("feed: enhancement harness", () => {
   });
 });
 
+describe("feed: a cached enhancement is held to today's synthetic rules", () => {
+  it("a row stored before the checks existed (cycle, javascript: link) loses those cards; the rest stays", async () => {
+    const before = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    const el = (type: string, props: Record<string, string>, children: string[] = []) => ({ type, props, children });
+    await t.db.feedEnhancement.update({
+      where: { userId },
+      data: {
+        result: {
+          slotFills: { [changeItemId]: { why: "Kept fill." } },
+          syntheticItems: [
+            {
+              id: "synthetic:loop",
+              type: "b",
+              ui: { root: "a", elements: { a: el("Stack", {}, ["b"]), b: el("Stack", {}, ["a"]) } },
+            },
+            {
+              id: "synthetic:js",
+              type: "b",
+              ui: { root: "r", elements: { r: el("Link", { href: "javascript:alert(1)", label: "x" }) } },
+            },
+            { id: "synthetic:ok", type: "b", ui: { root: "r", elements: { r: el("Text", { text: "Fine." }) } } },
+          ],
+          suppress: [],
+          rankingHints: {},
+        },
+      },
+    });
+    const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.items.filter((i) => i.synthetic).map((i) => i.id)).toEqual(["synthetic:ok"]);
+    expect(feed.items.find((i) => i.id === changeItemId)?.slots?.why?.content).toBe("Kept fill.");
+    await t.db.feedEnhancement.update({ where: { userId }, data: { result: before.result ?? undefined } });
+  });
+});
+
 describe("feed: location → weather and calendar against local fixtures", () => {
   it("no saved place → no weather item and no error; a place → Open-Meteo item with slots", async () => {
     site.setJson("/v1/forecast", JSON.parse(fs.readFileSync("tests/fixtures/open-meteo/forecast.json", "utf8")));
