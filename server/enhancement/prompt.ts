@@ -20,11 +20,14 @@ export const ENHANCEMENT_INSTRUCTIONS = [
 
 /** Item data comes from web pages and calendars: it is wrapped as untrusted. */
 export function buildEnhancementPrompt(input: THarnessInput, now: Date): string {
+  const items = JSON.stringify(input.items);
   return [
     `Current time: ${now.toISOString()}`,
     "User notes:",
     wrapUntrusted(input.userMemory || "(none)", { source: "user memory notes", maxChars: 2000 }),
     "Feed items (JSON):",
-    wrapUntrusted(JSON.stringify(input.items), { source: "feed items", maxChars: 30_000 }),
+    // buildHarnessInput already met the budget by whole items; the wrapper must not cut the JSON again
+    // (its NFKC folding expands a character to at most 18, hence the headroom).
+    wrapUntrusted(items, { source: "feed items", maxChars: items.length * 18 + 64 }),
   ].join("\n");
 }
