@@ -146,7 +146,7 @@ async function enhanceNow(
   // Failures back off for every process (the time is stored); the next request after it retries.
   if (row?.retryAfter && row.retryAfter > now) return "backoff";
 
-  const first = await runAsHolder(db, userId, model, job, now);
+  const first = await runAsHolder(db, userId, model, job, now, row?.pendingHash ?? null);
   if (first !== "in_flight") return first;
   // Someone holds the lease: leave our input for them to run after their call...
   await db.feedEnhancement.updateMany({
@@ -169,6 +169,8 @@ async function runAsHolder(
   model: LanguageModel,
   firstJob: TJob,
   now: Date,
+  /** Pending input seen before claiming: older than `firstJob` (e.g. left by a failed call), dropped on claim. */
+  stalePending: string | null = null,
 ): Promise<TEnhanceOutcome> {
   let job = firstJob;
   let outcome: TEnhanceOutcome | undefined;
@@ -179,9 +181,23 @@ async function runAsHolder(
       data: { leaseToken: token, leaseExpiresAt: new Date(now.getTime() + LEASE_MS) },
     });
     if (claimed.count === 0) return outcome ?? "in_flight";
+    if (round === 0 && stalePending) {
+      // Only that exact value: a requester that lost the claim to us writes a newer one after this point.
+      await db.feedEnhancement.updateMany({
+        where: { userId, pendingHash: stalePending },
+        data: { pendingHash: null, pendingInput: Prisma.DbNull },
+      });
+    }
     let ran: TEnhanceOutcome;
     try {
       ran = await runOnce(db, userId, model, job, token, now);
+    } catch (error) {
+      // A failed follow-up is backed off like any call; the caller still gets the first round's outcome.
+      if (outcome === undefined) throw error;
+      logger.warn("feed enhancement follow-up failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return outcome;
     } finally {
       await db.feedEnhancement
         .updateMany({ where: { userId, leaseToken: token }, data: { leaseToken: null, leaseExpiresAt: null } })

@@ -261,6 +261,44 @@ describe("feed: enhancement follow-ups, backoff and the prompt budget (calls cou
     expect(enhancementCalls()).toBe(before + 3);
   });
 
+  it("a failed follow-up backs off; the first call's outcome stands", async () => {
+    model.setRecordings([
+      {
+        name: "slow-ok",
+        match: { schemaName: "feed_enhancement" },
+        response: { latencyMs: 300, json: answer("E") },
+        times: 1,
+      },
+      {
+        name: "broken",
+        match: { schemaName: "feed_enhancement" },
+        response: { status: 400, error: { message: "no" } },
+      },
+    ]);
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const m = fixtureModel(model.url);
+    const before = enhancementCalls();
+    const holder = requestEnhancement(t.db, userId, items, "follow-up E", { now: NOW, model: m });
+    await vi.waitFor(() => expect(enhancementCalls()).toBe(before + 1));
+    expect(await requestEnhancement(t.db, userId, items, "follow-up F", { now: NOW, model: m })).toBe("in_flight");
+    expect(await holder).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 2);
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row).toMatchObject({ failures: 1, retryAfter: new Date(NOW.getTime() + 60_000), leaseToken: null });
+    expect(JSON.stringify(row.pendingInput)).toContain("follow-up F"); // kept: F was never enhanced
+    // After the backoff a newer input G runs; the stale F is not run after it.
+    model.setRecordings([{ name: "ok", match: { schemaName: "feed_enhancement" }, response: { json: answer("G") } }]);
+    const later = new Date(NOW.getTime() + 61_000);
+    expect(await requestEnhancement(t.db, userId, items, "follow-up G", { now: later, model: m })).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 3);
+    expect(userPrompts().at(-1)).toContain("follow-up G");
+    expect(await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).toMatchObject({
+      pendingHash: null,
+      failures: 0,
+      retryAfter: null,
+    });
+  });
+
   it("failed calls back off 1, 2… minutes for every process (stored in the row); a success resets", async () => {
     model.setRecordings([
       {
