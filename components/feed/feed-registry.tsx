@@ -5,6 +5,7 @@ import { createContext, useContext } from "react";
 import { LocalTime } from "@/components/format/local-time";
 import { feedCatalog } from "@/contracts/feed-catalog";
 import type { TFeedSlot } from "@/contracts/feed-item";
+import { feedHref } from "@/contracts/feed-link";
 
 /** The card's slots; the `Slot` element reads its text from here. */
 export const SlotsContext = createContext<Record<string, TFeedSlot> | undefined>(undefined);
@@ -108,15 +109,20 @@ export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
         </span>
       </div>
     ),
-    Link: ({ props }) =>
-      // Only in-app paths become links; anything else shows as text.
-      props.href.startsWith("/") && !props.href.startsWith("//") ? (
-        <a href={props.href} className="w-fit text-sm font-medium underline underline-offset-2">
+    Link: ({ props }) => {
+      // The same check the server validated with (contracts/feed-link.ts); anything it refuses shows as text.
+      const href = feedHref(props.href);
+      if (!href) return <span className="text-sm">{props.label}</span>;
+      return (
+        <a
+          href={href.href}
+          className="w-fit text-sm font-medium underline underline-offset-2"
+          {...(href.kind === "external" ? { rel: "noopener noreferrer nofollow", target: "_blank" } : {})}
+        >
           {props.label}
         </a>
-      ) : (
-        <span className="text-sm">{props.label}</span>
-      ),
+      );
+    },
     Slot: ({ props }) => <SlotText name={props.name} />,
   },
 });

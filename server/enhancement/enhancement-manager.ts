@@ -1,17 +1,24 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
+import { z } from "zod";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { getModel } from "@/server/ai";
 import type { TDb } from "@/server/db";
 import { publish } from "@/server/events";
+import { Prisma } from "@/server/generated/prisma/client";
 import { logger } from "@/server/logger";
 import { getUserSettings } from "@/server/settings/user-settings";
 import { buildHarnessInput, hashHarnessInput } from "./build-input";
 import { runHarness } from "./run-harness";
 import { type TEnhancementResult, ZEnhancementResultSchema } from "./schema";
+import { keepSafeSynthetic } from "./synthetic-spec";
 
 export const INACTIVE_AFTER_MS = 2 * 3_600_000;
 const LEASE_MS = 120_000;
+/** Follow-up calls one holder makes for input that changed while it ran (each one is a distinct newer input). */
+const MAX_FOLLOW_UPS = 2;
+const BACKOFF_BASE_MS = 60_000;
+const BACKOFF_MAX_MS = 32 * 60_000;
 
 export type TEnhanceOutcome =
   | "rules"
@@ -20,6 +27,7 @@ export type TEnhanceOutcome =
   | "cached"
   | "in_flight"
   | "superseded"
+  | "backoff"
   | "enhanced"
   | "failed";
 
@@ -28,6 +36,8 @@ export type TEnhanceOptions = {
   debounceMs?: number;
   /** Tests inject a model; default `getModel("enhancer")` (null → rules mode). */
   model?: LanguageModel | null;
+  /** Prompt budget for the items' JSON (default `MAX_PROMPT_ITEMS_CHARS`); tests make it small. */
+  maxItemsChars?: number;
 };
 
 /** The last stored enhancement (merged by the fast path), and the hash it was computed for. */
@@ -37,24 +47,28 @@ export async function getCachedEnhancement(
 ): Promise<{ result: TEnhancementResult | null; inputHash: string | null }> {
   const row = await db.feedEnhancement.findUnique({ where: { userId } });
   const parsed = row?.result ? ZEnhancementResultSchema.safeParse(row.result) : null;
-  return { result: parsed?.success ? parsed.data : null, inputHash: row?.inputHash ?? null };
+  if (!parsed?.success) return { result: null, inputHash: row?.inputHash ?? null };
+  // The same synthetic check as a fresh answer: a row stored before a rule existed must not reach a browser.
+  const synthetic = keepSafeSynthetic(parsed.data.syntheticItems);
+  if (synthetic.dropped.length > 0) {
+    logger.warn("cached feed enhancement had unsafe synthetic items; dropped", { userId, dropped: synthetic.dropped });
+  }
+  return { result: { ...parsed.data, syntheticItems: synthetic.kept }, inputHash: row?.inputHash ?? null };
 }
 
-// Per-process debounce + single flight; the FeedEnhancement lease makes it single flight across processes.
+// Per-process debounce; the FeedEnhancement lease makes the call single flight within and across processes.
 type TPending = {
   timer: NodeJS.Timeout;
   resolve: (o: TEnhanceOutcome) => void;
-  latest: () => Promise<TEnhanceOutcome>;
 };
-const g = globalThis as {
-  __bellwetherEnhance?: { pending: Map<string, TPending>; running: Map<string, Promise<TEnhanceOutcome>> };
-};
-g.__bellwetherEnhance ??= { pending: new Map(), running: new Map() };
+const g = globalThis as { __bellwetherEnhance?: { pending: Map<string, TPending> } };
+g.__bellwetherEnhance ??= { pending: new Map() };
 const local = g.__bellwetherEnhance;
 
 /**
- * Slow path: if the input hash changed, run the harness once (debounced, single flight), store the
- * result and notify open pages. Resolves with what happened; never throws.
+ * Slow path: if the input hash changed, run the harness (debounced, single flight), store the result and
+ * notify open pages. A request that finds the call in flight records its input as pending, and the holder
+ * runs once more for it afterwards. Resolves with what happened; never throws.
  */
 export function requestEnhancement(
   db: TDb,
@@ -64,7 +78,6 @@ export function requestEnhancement(
   opts: TEnhanceOptions = {},
 ): Promise<TEnhanceOutcome> {
   const debounceMs = opts.debounceMs ?? 0;
-  const work = () => enhanceNow(db, userId, items, memory, opts);
   const prev = local.pending.get(userId);
   if (prev) {
     clearTimeout(prev.timer);
@@ -73,23 +86,37 @@ export function requestEnhancement(
   return new Promise<TEnhanceOutcome>((resolve) => {
     const timer = setTimeout(() => {
       local.pending.delete(userId);
-      resolve(singleFlight(userId, work));
+      resolve(
+        enhanceNow(db, userId, items, memory, opts).catch((error): TEnhanceOutcome => {
+          logger.warn("feed enhancement failed", { error: error instanceof Error ? error.message : String(error) });
+          return "failed";
+        }),
+      );
     }, debounceMs);
-    local.pending.set(userId, { timer, resolve, latest: work });
+    local.pending.set(userId, { timer, resolve });
   });
 }
 
-function singleFlight(userId: string, work: () => Promise<TEnhanceOutcome>): Promise<TEnhanceOutcome> {
-  const running = local.running.get(userId);
-  if (running) return Promise.resolve("in_flight");
-  const p = work()
-    .catch((error): TEnhanceOutcome => {
-      logger.warn("feed enhancement failed", { error: error instanceof Error ? error.message : String(error) });
-      return "failed";
-    })
-    .finally(() => local.running.delete(userId));
-  local.running.set(userId, p);
-  return p;
+/** One unit of work: what is sent, its hash, and every item id the answer may refer to. */
+const ZJobSchema = z.object({
+  input: z.object({
+    items: z.array(
+      z.object({
+        id: z.string(),
+        type: z.string(),
+        data: z.record(z.string(), z.unknown()),
+        slots: z.record(z.string(), z.string()),
+      }),
+    ),
+    userMemory: z.string(),
+  }),
+  knownIds: z.array(z.string()),
+});
+type TJob = z.infer<typeof ZJobSchema> & { hash: string };
+
+/** 1, 2, 4… minutes after consecutive failures, at most `BACKOFF_MAX_MS`. */
+export function backoffMs(failures: number): number {
+  return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
 }
 
 async function enhanceNow(
@@ -102,60 +129,146 @@ async function enhanceNow(
   const now = opts.now ?? new Date();
   const model = opts.model === undefined ? getModel("enhancer") : opts.model;
   if (!model) return "rules";
-  const input = buildHarnessInput(
+  const { left, ...input } = buildHarnessInput(
     items.filter((i) => !i.synthetic),
     memory,
+    opts.maxItemsChars,
   );
   if (input.items.length === 0) return "no_slots";
+  if (left.length > 0) logger.info("feed enhancement prompt budget left items out", { userId, left: left.length });
   const settings = await getUserSettings(db, userId);
   if (!settings.lastActiveAt || now.getTime() - settings.lastActiveAt.getTime() > INACTIVE_AFTER_MS) return "inactive";
-  const hash = hashHarnessInput(input);
+  const job: TJob = { input, knownIds: items.map((i) => i.id), hash: hashHarnessInput(input) };
 
   await db.feedEnhancement.upsert({ where: { userId }, create: { userId }, update: {} });
   const row = await db.feedEnhancement.findUnique({ where: { userId } });
-  if (row?.inputHash === hash) return "cached";
+  if (row?.inputHash === job.hash) return "cached";
+  // Failures back off for every process (the time is stored); the next request after it retries.
+  if (row?.retryAfter && row.retryAfter > now) return "backoff";
 
-  // Cross-process single flight: claim the lease with a conditional update.
-  const token = randomUUID();
-  const claimed = await db.feedEnhancement.updateMany({
-    where: { userId, OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] },
-    data: { leaseToken: token, leaseExpiresAt: new Date(now.getTime() + LEASE_MS) },
+  const first = await runAsHolder(db, userId, model, job, now, row?.pendingHash ?? null);
+  if (first !== "in_flight") return first;
+  // Someone holds the lease: leave our input for them to run after their call...
+  await db.feedEnhancement.updateMany({
+    where: { userId },
+    data: { pendingHash: job.hash, pendingInput: { input: job.input, knownIds: job.knownIds } as object },
   });
-  // Another process is enhancing: its feed event makes open pages reload, and that load asks again with the
-  // newest input, so nothing needs remembering here.
-  if (claimed.count === 0) return "in_flight";
+  // ...unless they finished between our claim and that write (they read pending only after releasing).
+  return runAsHolder(db, userId, model, job, now);
+}
+
+/**
+ * Claims the lease and runs `job`; then, after releasing, looks at what was left pending while it ran and,
+ * if that differs from what it just enhanced, claims again and runs it (at most `MAX_FOLLOW_UPS` times).
+ * Releasing before looking closes the race with a requester that writes pending just as this call ends.
+ * The outcome is the first round's; "in_flight" when the lease is held elsewhere.
+ */
+async function runAsHolder(
+  db: TDb,
+  userId: string,
+  model: LanguageModel,
+  firstJob: TJob,
+  now: Date,
+  /** Pending input seen before claiming: older than `firstJob` (e.g. left by a failed call), dropped on claim. */
+  stalePending: string | null = null,
+): Promise<TEnhanceOutcome> {
+  let job = firstJob;
+  let outcome: TEnhanceOutcome | undefined;
+  for (let round = 0; ; round++) {
+    const token = randomUUID();
+    const claimed = await db.feedEnhancement.updateMany({
+      where: { userId, OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] },
+      data: { leaseToken: token, leaseExpiresAt: new Date(now.getTime() + LEASE_MS) },
+    });
+    if (claimed.count === 0) return outcome ?? "in_flight";
+    if (round === 0 && stalePending) {
+      // Only that exact value: a requester that lost the claim to us writes a newer one after this point.
+      await db.feedEnhancement.updateMany({
+        where: { userId, pendingHash: stalePending },
+        data: { pendingHash: null, pendingInput: Prisma.DbNull },
+      });
+    }
+    let ran: TEnhanceOutcome;
+    try {
+      ran = await runOnce(db, userId, model, job, token, now);
+    } catch (error) {
+      // A failed follow-up is backed off like any call; the caller still gets the first round's outcome.
+      if (outcome === undefined) throw error;
+      logger.warn("feed enhancement follow-up failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return outcome;
+    } finally {
+      await db.feedEnhancement
+        .updateMany({ where: { userId, leaseToken: token }, data: { leaseToken: null, leaseExpiresAt: null } })
+        .catch(() => {});
+    }
+    outcome ??= ran;
+    const row = await db.feedEnhancement.findUnique({ where: { userId } });
+    if (!row?.pendingHash) return outcome;
+    if (row.pendingHash === row.inputHash || row.pendingHash === job.hash) {
+      // Already enhanced: clear it unless a newer one replaced it meanwhile.
+      await db.feedEnhancement.updateMany({
+        where: { userId, pendingHash: row.pendingHash },
+        data: { pendingHash: null, pendingInput: Prisma.DbNull },
+      });
+      return outcome;
+    }
+    const pending = ZJobSchema.safeParse(row.pendingInput);
+    if (!pending.success || round >= MAX_FOLLOW_UPS) {
+      if (!pending.success) {
+        await db.feedEnhancement.updateMany({
+          where: { userId, pendingHash: row.pendingHash },
+          data: { pendingHash: null, pendingInput: Prisma.DbNull },
+        });
+      }
+      return outcome;
+    }
+    job = { ...pending.data, hash: row.pendingHash };
+  }
+}
+
+/** One model call under the lease `token`: store the result (resetting the backoff) or record the failure. */
+async function runOnce(
+  db: TDb,
+  userId: string,
+  model: LanguageModel,
+  job: TJob,
+  token: string,
+  now: Date,
+): Promise<TEnhanceOutcome> {
+  // Someone may have finished this exact input between our read and the claim.
+  const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
+  if (fresh?.inputHash === job.hash) return "cached";
   try {
-    // Someone may have finished this exact input between our read and the claim.
-    const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
-    if (fresh?.inputHash === hash) return "cached";
-    const knownIds = new Set(items.map((i) => i.id));
-    const { result, dropped } = await runHarness(model, input, knownIds, now);
+    const { result, dropped } = await runHarness(model, job.input, new Set(job.knownIds), now);
     if (dropped.length > 0) logger.info("feed enhancement dropped parts of the answer", { userId, dropped });
     const saved = await db.feedEnhancement.updateMany({
       where: { userId, leaseToken: token },
       data: {
-        inputHash: hash,
+        inputHash: job.hash,
         result: result as object,
         modelCalls: { increment: 1 },
-        leaseToken: null,
-        leaseExpiresAt: null,
+        failures: 0,
+        retryAfter: null,
       },
     });
     if (saved.count === 0) return "superseded";
     await publish(db, "feed.changed", { userId, reason: "enhanced" });
     return "enhanced";
   } catch (error) {
-    // Count the spent call; leave inputHash so the next refresh retries.
+    // Count the spent call and back off; leave inputHash so a request after the backoff retries.
+    const failures = (fresh?.failures ?? 0) + 1;
     await db.feedEnhancement
       .updateMany({
         where: { userId, leaseToken: token },
-        data: { leaseToken: null, leaseExpiresAt: null, modelCalls: { increment: 1 } },
+        data: {
+          modelCalls: { increment: 1 },
+          failures,
+          retryAfter: new Date(now.getTime() + backoffMs(failures)),
+        },
       })
       .catch(() => {});
     throw error;
-  } finally {
-    await db.feedEnhancement
-      .updateMany({ where: { userId, leaseToken: token }, data: { leaseToken: null, leaseExpiresAt: null } })
-      .catch(() => {});
   }
 }

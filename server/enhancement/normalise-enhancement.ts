@@ -1,13 +1,11 @@
-import { validateFeedSpec } from "@/contracts/feed-catalog";
 import type { THarnessInput } from "./build-input";
 import type { TEnhancementOutput, TEnhancementResult } from "./schema";
-
-const MAX_SYNTHETIC = 3;
+import { keepSafeSynthetic, type TSyntheticCandidate } from "./synthetic-spec";
 
 export type TDropped = { kind: "slot" | "synthetic" | "suppress" | "hint"; reason: string };
 
 /**
- * Keeps only what refers to known items and slots; synthetic items must validate against the catalog.
+ * Keeps only what refers to known items and slots; synthetic items must pass `keepSafeSynthetic`.
  * Returns what was dropped so the caller can log it.
  */
 export function normaliseEnhancement(
@@ -28,30 +26,18 @@ export function normaliseEnhancement(
     if (!text) continue;
     slotFills[fill.itemId] = { ...slotFills[fill.itemId], [fill.slot]: text };
   }
-  const syntheticItems: TEnhancementResult["syntheticItems"] = [];
+  const candidates: TSyntheticCandidate[] = [];
   for (const s of output.syntheticItems) {
-    if (syntheticItems.length >= MAX_SYNTHETIC) {
-      dropped.push({ kind: "synthetic", reason: `${s.id}: more than ${MAX_SYNTHETIC} synthetic items` });
-      continue;
-    }
-    let parsed: unknown;
+    const id = `synthetic:${s.id}`.slice(0, 120);
     try {
-      parsed = JSON.parse(s.uiJson);
+      candidates.push({ id, type: s.type.slice(0, 60), ui: JSON.parse(s.uiJson) });
     } catch {
-      dropped.push({ kind: "synthetic", reason: `${s.id}: uiJson is not JSON` });
-      continue;
+      dropped.push({ kind: "synthetic", reason: `${id}: uiJson is not JSON` });
     }
-    const check = validateFeedSpec(parsed);
-    if (!check.ok) {
-      dropped.push({ kind: "synthetic", reason: `${s.id}: ${check.problem}` });
-      continue;
-    }
-    if (knownIds.has(s.id)) {
-      dropped.push({ kind: "synthetic", reason: `${s.id}: id already used` });
-      continue;
-    }
-    syntheticItems.push({ id: `synthetic:${s.id}`.slice(0, 120), type: s.type.slice(0, 60), ui: check.spec });
   }
+  const synthetic = keepSafeSynthetic(candidates, knownIds);
+  for (const d of synthetic.dropped) dropped.push({ kind: "synthetic", reason: `${d.id}: ${d.reason}` });
+  const syntheticItems = synthetic.kept;
   const suppress = output.suppress.filter((id) => {
     const ok = knownIds.has(id);
     if (!ok) dropped.push({ kind: "suppress", reason: `unknown item ${id}` });

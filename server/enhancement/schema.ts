@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZFeedSpecSchema } from "@/contracts/feed-item";
+import { MAX_SYNTHETIC } from "./synthetic-spec";
 
 /**
  * What the model returns. Lists instead of maps and the synthetic UI as a JSON string keep the
@@ -25,7 +26,7 @@ export const ZEnhancementOutputSchema = z.object({
           .describe('a json-render spec as a JSON string: {"root": key, "elements": {key: {type, props, children}}}'),
       }),
     )
-    .describe("At most 2 new cards that connect several items; usually none"),
+    .describe(`At most ${MAX_SYNTHETIC} new cards that connect several items; usually none`),
   suppress: z.array(z.string()).describe("ids of items that are redundant and should be hidden"),
   rankingHints: z
     .array(z.object({ itemId: z.string(), delta: z.number().min(-1).max(1) }))

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import superjson, { type SuperJSONResult } from "superjson";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TFeed } from "@/contracts/feed-item";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { TFeed, TFeedItem } from "@/contracts/feed-item";
 import { getModel, setModelOverrideForTests, type TLanguageModel } from "@/server/ai";
 import { createRequestDefer } from "@/server/api/request-defer";
 import { appRouter } from "@/server/api/root";
@@ -11,6 +11,7 @@ import { requestEnhancement } from "@/server/enhancement/enhancement-manager";
 import { resetEnvForTests } from "@/server/env";
 import { feedEvents } from "@/server/feed/feed-events";
 import { getFeed } from "@/server/feed/get-feed";
+import { Prisma } from "@/server/generated/prisma/client";
 import { createLogger } from "@/server/logger";
 import { touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
@@ -194,7 +195,15 @@ describe("feed: enhancement harness", () => {
     });
     expect(outcome).toBe("in_flight");
     expect(enhancementCalls()).toBe(before);
-    await t.db.feedEnhancement.update({ where: { userId }, data: { leaseToken: null, leaseExpiresAt: null } });
+    // The input is left for the holder, in the row, so a holder in any process runs it afterwards.
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row.pendingHash).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(row.pendingInput)).toContain("changed memory");
+    // This fake holder never finishes: release it and forget its pending input.
+    await t.db.feedEnhancement.update({
+      where: { userId },
+      data: { leaseToken: null, leaseExpiresAt: null, pendingHash: null, pendingInput: Prisma.DbNull },
+    });
   });
 
   it("debounce: rapid requests collapse into one run (earlier ones are superseded)", async () => {
@@ -208,6 +217,184 @@ describe("feed: enhancement harness", () => {
     ]);
     expect(outcomes).toEqual(["superseded", "superseded", "enhanced"]);
     expect(enhancementCalls()).toBe(before + 1);
+  });
+});
+
+describe("feed: enhancement follow-ups, backoff and the prompt budget (calls counted at the fixture model)", () => {
+  const answer = (text: string) => ({
+    slotFills: [{ itemId: changeItemId, slot: "why", text }],
+    syntheticItems: [],
+    suppress: [],
+    rankingHints: [],
+  });
+  const userPrompts = () =>
+    model.requests.filter((r) => r.summary.schemaName === "feed_enhancement").map((r) => r.summary.lastUser);
+
+  it("changes that arrive while a call is in flight get one follow-up call, with the newest input", async () => {
+    model.setRecordings([
+      { name: "slow", match: { schemaName: "feed_enhancement" }, response: { latencyMs: 400, json: answer("Slow.") } },
+    ]);
+    await touchLastActive(t.db, userId, NOW);
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const m = fixtureModel(model.url);
+    const before = enhancementCalls();
+    const holder = requestEnhancement(t.db, userId, items, "follow-up A", { now: NOW, model: m });
+    await vi.waitFor(() => expect(enhancementCalls()).toBe(before + 1));
+    // Two changes while A is in flight: both are recorded, the newest wins, neither is dropped.
+    expect(await requestEnhancement(t.db, userId, items, "follow-up B", { now: NOW, model: m })).toBe("in_flight");
+    expect(await requestEnhancement(t.db, userId, items, "follow-up C", { now: NOW, model: m })).toBe("in_flight");
+    expect(await holder).toBe("enhanced");
+
+    expect(enhancementCalls()).toBe(before + 2);
+    const sent = userPrompts().slice(-2);
+    expect(sent[0]).toContain("follow-up A");
+    expect(sent[1]).toContain("follow-up C");
+    expect(userPrompts().some((p) => p.includes("follow-up B"))).toBe(false);
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row.pendingHash).toBeNull();
+    expect(row.leaseToken).toBeNull();
+    // The stored result is for C: asking with C again is a cache hit, no call.
+    expect(await requestEnhancement(t.db, userId, items, "follow-up C", { now: NOW, model: m })).toBe("cached");
+    // Nothing pending → no follow-up after a plain call either.
+    model.setRecordings([{ name: "fast", match: { schemaName: "feed_enhancement" }, response: { json: answer("D") } }]);
+    expect(await requestEnhancement(t.db, userId, items, "follow-up D", { now: NOW, model: m })).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 3);
+  });
+
+  it("a failed follow-up backs off; the first call's outcome stands", async () => {
+    model.setRecordings([
+      {
+        name: "slow-ok",
+        match: { schemaName: "feed_enhancement" },
+        response: { latencyMs: 300, json: answer("E") },
+        times: 1,
+      },
+      {
+        name: "broken",
+        match: { schemaName: "feed_enhancement" },
+        response: { status: 400, error: { message: "no" } },
+      },
+    ]);
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const m = fixtureModel(model.url);
+    const before = enhancementCalls();
+    const holder = requestEnhancement(t.db, userId, items, "follow-up E", { now: NOW, model: m });
+    await vi.waitFor(() => expect(enhancementCalls()).toBe(before + 1));
+    expect(await requestEnhancement(t.db, userId, items, "follow-up F", { now: NOW, model: m })).toBe("in_flight");
+    expect(await holder).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 2);
+    const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    expect(row).toMatchObject({ failures: 1, retryAfter: new Date(NOW.getTime() + 60_000), leaseToken: null });
+    expect(JSON.stringify(row.pendingInput)).toContain("follow-up F"); // kept: F was never enhanced
+    // After the backoff a newer input G runs; the stale F is not run after it.
+    model.setRecordings([{ name: "ok", match: { schemaName: "feed_enhancement" }, response: { json: answer("G") } }]);
+    const later = new Date(NOW.getTime() + 61_000);
+    expect(await requestEnhancement(t.db, userId, items, "follow-up G", { now: later, model: m })).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 3);
+    expect(userPrompts().at(-1)).toContain("follow-up G");
+    expect(await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).toMatchObject({
+      pendingHash: null,
+      failures: 0,
+      retryAfter: null,
+    });
+  });
+
+  it("failed calls back off 1, 2… minutes for every process (stored in the row); a success resets", async () => {
+    model.setRecordings([
+      {
+        name: "broken",
+        match: { schemaName: "feed_enhancement" },
+        response: { status: 400, error: { message: "bad request" } },
+        times: 2,
+      },
+      { name: "ok", match: { schemaName: "feed_enhancement" }, response: { json: answer("Back.") } },
+    ]);
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const m = fixtureModel(model.url);
+    const at = (ms: number) => new Date(NOW.getTime() + ms);
+    const ask = (ms: number) => requestEnhancement(t.db, userId, items, "backoff memo", { now: at(ms), model: m });
+    const row = () => t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    const before = enhancementCalls();
+
+    expect(await ask(0)).toBe("failed");
+    expect(enhancementCalls()).toBe(before + 1);
+    expect((await row()).failures).toBe(1);
+    expect((await row()).retryAfter).toEqual(at(60_000));
+
+    expect(await ask(30_000)).toBe("backoff");
+    expect(enhancementCalls()).toBe(before + 1);
+
+    expect(await ask(61_000)).toBe("failed");
+    expect(enhancementCalls()).toBe(before + 2);
+    expect((await row()).failures).toBe(2);
+    expect((await row()).retryAfter).toEqual(at(61_000 + 120_000));
+
+    expect(await ask(61_000 + 119_000)).toBe("backoff");
+    expect(enhancementCalls()).toBe(before + 2);
+
+    expect(await ask(61_000 + 121_000)).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 3);
+    expect(await row()).toMatchObject({ failures: 0, retryAfter: null, leaseToken: null });
+  });
+
+  it("the prompt budget leaves out whole items, lowest-ranked first; the sent JSON is complete", async () => {
+    model.setRecordings([{ name: "ok", match: { schemaName: "feed_enhancement" }, response: { json: answer("B") } }]);
+    const mk = (id: string, score: number): TFeedItem => ({
+      id,
+      sourceId: "test",
+      type: "note",
+      timestamp: NOW,
+      data: { text: `${id} `.repeat(40) },
+      score,
+      slots: { why: { description: "why it matters", content: null } },
+    });
+    const items = [mk("budget-low", 0.1), mk("budget-top", 0.9), mk("budget-mid", 0.5)];
+    const before = enhancementCalls();
+    const outcome = await requestEnhancement(t.db, userId, items, "budget memo", {
+      now: NOW,
+      model: fixtureModel(model.url),
+      maxItemsChars: 1200, // two of these items (~520 characters each) fit, three do not
+    });
+    expect(outcome).toBe("enhanced");
+    expect(enhancementCalls()).toBe(before + 1);
+    const prompt = userPrompts().at(-1) ?? "";
+    const body = prompt.split('source="feed items">>>\n')[1]?.split("\n<<<END UNTRUSTED DATA")[0] ?? "";
+    expect((JSON.parse(body) as { id: string }[]).map((i) => i.id)).toEqual(["budget-top", "budget-mid"]);
+    expect(prompt).not.toContain("budget-low");
+  });
+});
+
+describe("feed: a cached enhancement is held to today's synthetic rules", () => {
+  it("a row stored before the checks existed (cycle, javascript: link) loses those cards; the rest stays", async () => {
+    const before = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } });
+    const el = (type: string, props: Record<string, string>, children: string[] = []) => ({ type, props, children });
+    await t.db.feedEnhancement.update({
+      where: { userId },
+      data: {
+        result: {
+          slotFills: { [changeItemId]: { why: "Kept fill." } },
+          syntheticItems: [
+            {
+              id: "synthetic:loop",
+              type: "b",
+              ui: { root: "a", elements: { a: el("Stack", {}, ["b"]), b: el("Stack", {}, ["a"]) } },
+            },
+            {
+              id: "synthetic:js",
+              type: "b",
+              ui: { root: "r", elements: { r: el("Link", { href: "javascript:alert(1)", label: "x" }) } },
+            },
+            { id: "synthetic:ok", type: "b", ui: { root: "r", elements: { r: el("Text", { text: "Fine." }) } } },
+          ],
+          suppress: [],
+          rankingHints: {},
+        },
+      },
+    });
+    const feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
+    expect(feed.items.filter((i) => i.synthetic).map((i) => i.id)).toEqual(["synthetic:ok"]);
+    expect(feed.items.find((i) => i.id === changeItemId)?.slots?.why?.content).toBe("Kept fill.");
+    await t.db.feedEnhancement.update({ where: { userId }, data: { result: before.result ?? undefined } });
   });
 });
 
