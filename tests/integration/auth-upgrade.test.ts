@@ -7,7 +7,6 @@ import { getAccessState, hasLegacyLocalData, resolveSessionUser } from "@/server
 import { applyMigrations, pgliteRunner, readMigrations } from "@/server/db";
 import { pgliteOptions } from "@/server/db-pglite";
 import { PrismaClient } from "@/server/generated/prisma/client";
-import { createLogger } from "@/server/logger";
 import { authRequest, browserHeaders, createTestAuth, sessionCookieFrom } from "../helpers/auth";
 import { testTrpcContext } from "../helpers/trpc-context";
 
