@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModel } from "ai";
 import type { TFeedItem } from "@/contracts/feed-item";
-import { getModel } from "@/server/ai";
+import { getModel, meterModel, type TLanguageModel } from "@/server/ai";
 import type { TDb } from "@/server/db";
 import { publish } from "@/server/events";
 import { logger } from "@/server/logger";
 import { getUserSettings } from "@/server/settings/user-settings";
+import { recordModelUsage, spentModelBudget } from "@/server/usage";
 import { buildHarnessInput, hashHarnessInput } from "./build-input";
 import { runHarness } from "./run-harness";
 import { type TEnhancementResult, ZEnhancementResultSchema } from "./schema";
@@ -21,13 +21,15 @@ export type TEnhanceOutcome =
   | "in_flight"
   | "superseded"
   | "enhanced"
-  | "failed";
+  | "failed"
+  /** The person's monthly model-token budget is spent: skipped, no model call (DESIGN §9). */
+  | "over_budget";
 
 export type TEnhanceOptions = {
   now?: Date;
   debounceMs?: number;
   /** Tests inject a model; default `getModel("enhancer")` (null → rules mode). */
-  model?: LanguageModel | null;
+  model?: TLanguageModel | null;
 };
 
 /** The last stored enhancement (merged by the fast path), and the hash it was computed for. */
@@ -114,6 +116,8 @@ async function enhanceNow(
   await db.feedEnhancement.upsert({ where: { userId }, create: { userId }, update: {} });
   const row = await db.feedEnhancement.findUnique({ where: { userId } });
   if (row?.inputHash === hash) return "cached";
+  // Budget spent → the feed keeps its last enhancement (or none) and its rule-based text; no model call.
+  if (await spentModelBudget(db, { userId, now })) return "over_budget";
 
   // Cross-process single flight: claim the lease with a conditional update.
   const token = randomUUID();
@@ -124,12 +128,14 @@ async function enhanceNow(
   // Another process is enhancing: its feed event makes open pages reload, and that load asks again with the
   // newest input, so nothing needs remembering here.
   if (claimed.count === 0) return "in_flight";
+  // Every call and token goes to the usage ledger, whether the answer is used or not.
+  const metered = meterModel(model);
   try {
     // Someone may have finished this exact input between our read and the claim.
     const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
     if (fresh?.inputHash === hash) return "cached";
     const knownIds = new Set(items.map((i) => i.id));
-    const { result, dropped } = await runHarness(model, input, knownIds, now);
+    const { result, dropped } = await runHarness(metered.model, input, knownIds, now);
     if (dropped.length > 0) logger.info("feed enhancement dropped parts of the answer", { userId, dropped });
     const saved = await db.feedEnhancement.updateMany({
       where: { userId, leaseToken: token },
@@ -157,5 +163,8 @@ async function enhanceNow(
     await db.feedEnhancement
       .updateMany({ where: { userId, leaseToken: token }, data: { leaseToken: null, leaseExpiresAt: null } })
       .catch(() => {});
+    await recordModelUsage(db, { userId, kind: "enhancement", spend: metered.spent() }).catch((error: unknown) =>
+      logger.error("feed enhancement usage could not be recorded", { userId, error }),
+    );
   }
 }
