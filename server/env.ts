@@ -99,6 +99,25 @@ const ZEnvObjectSchema = z.object({
   /** How long the worker sleeps when nothing is due (plus jitter). */
   WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
 
+  /**
+   * Costly endpoints are rate-limited per person (DESIGN §9), counted in the database so every instance shares
+   * the count: setup chat turns per window, and refreshes ("Refresh now" and POST /api/v1/…/refresh together).
+   * 0 turns a limit off.
+   */
+  RATE_LIMIT_SETUP_TURNS: z.coerce.number().int().min(0).max(1_000_000).default(30),
+  RATE_LIMIT_SETUP_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  RATE_LIMIT_REFRESHES: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  RATE_LIMIT_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * Model tokens (input + output) each person may spend per calendar month (UTC), read from the usage ledger;
+   * when spent, model calls stop (refreshes that need one fail, setup answers in rules mode, the feed is not
+   * enhanced) until the month turns. Unset = unlimited.
+   */
+  AI_MONTHLY_TOKEN_BUDGET: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  ),
+
   /** `npm start`: how long to keep retrying an unreachable DATABASE_URL before giving up (0 = try once). */
   DATABASE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** On SIGTERM/SIGINT: how long in-flight requests and refreshes may take to finish before they are cut. */

@@ -13,7 +13,10 @@ export const APP_ERROR_CODES = {
   PRECONDITION_FAILED: { trpc: "PRECONDITION_FAILED", http: 412 },
   PAYLOAD_TOO_LARGE: { trpc: "PAYLOAD_TOO_LARGE", http: 413 },
   UNPROCESSABLE: { trpc: "UNPROCESSABLE_CONTENT", http: 422 },
+  /** A rate limit (details.retryAfterSeconds → the Retry-After header). */
   TOO_MANY_REQUESTS: { trpc: "TOO_MANY_REQUESTS", http: 429 },
+  /** The person's monthly model-token budget is spent (AI_MONTHLY_TOKEN_BUDGET); no model call was made. */
+  BUDGET_EXCEEDED: { trpc: "TOO_MANY_REQUESTS", http: 429 },
   UPSTREAM_FAILED: { trpc: "BAD_GATEWAY", http: 502 },
   UPSTREAM_TIMEOUT: { trpc: "GATEWAY_TIMEOUT", http: 504 },
   NOT_CONFIGURED: { trpc: "PRECONDITION_FAILED", http: 412 },
@@ -59,14 +62,20 @@ export function toPublicError(error: unknown): {
 export type TErrorBody = { error: { code: TAppErrorCode; message: string; details?: Record<string, unknown> } };
 
 /**
- * The one error→HTTP mapping: the status from APP_ERROR_CODES and the public body. tRPC's error formatter
- * uses the same table, so a code means the same status on every surface.
+ * The one error→HTTP mapping: the status from APP_ERROR_CODES, the public body, and the headers the status
+ * calls for (`Retry-After` from details.retryAfterSeconds). tRPC's error formatter uses the same table, so a
+ * code means the same status on every surface.
  */
-export function toHttpError(error: unknown): { status: number; body: TErrorBody } {
+export function toHttpError(error: unknown): { status: number; body: TErrorBody; headers: Record<string, string> } {
   const pub = toPublicError(error);
+  const retryAfter = pub.details?.retryAfterSeconds;
   return {
     status: APP_ERROR_CODES[pub.code].http,
     body: { error: { code: pub.code, message: pub.message, ...(pub.details ? { details: pub.details } : {}) } },
+    headers:
+      typeof retryAfter === "number" && Number.isFinite(retryAfter) && retryAfter > 0
+        ? { "retry-after": String(Math.ceil(retryAfter)) }
+        : {},
   };
 }
 

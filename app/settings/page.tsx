@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { ApiTokensSection } from "@/components/api-tokens/api-tokens-section";
 import { AccountSettings } from "@/components/auth/account-settings";
 import { FeedSettings } from "@/components/settings/feed-settings";
+import { UsageSettings } from "@/components/settings/usage-settings";
 import { PageHeader } from "@/components/ui/page-header";
 import { getQueryClient, requirePageUser, trpc } from "@/server/api/rsc";
 
@@ -70,6 +71,16 @@ export default async function SettingsPage() {
             Feed
           </h2>
           <FeedSettings />
+        </section>
+
+        <section
+          aria-labelledby="settings-usage"
+          className="rounded-xl border border-stone-200 bg-white p-6 dark:border-stone-800 dark:bg-stone-900"
+        >
+          <h2 id="settings-usage" className="text-base font-semibold">
+            Usage this month
+          </h2>
+          <UsageSettings />
         </section>
 
         <Section title="AI model">

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/providers/trpc";
 import { buttonPrimary } from "@/components/ui/button-styles";
 import type { TRefreshResult, TRunStepEvent } from "@/server/intelligence/refresh";
+import { refreshErrorMessage } from "./refresh-error-message";
 
 const OUTCOME_STYLES: Record<string, string> = {
   material: "text-red-800 dark:text-red-300",
@@ -75,7 +76,8 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
           }
         },
         onError: (error) => {
-          setView((v) => ({ phase: "error", steps: v.phase === "idle" ? [] : v.steps, message: error.message }));
+          const message = refreshErrorMessage(error);
+          setView((v) => ({ phase: "error", steps: v.phase === "idle" ? [] : v.steps, message }));
           settle();
         },
       },
@@ -141,7 +143,7 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
         ) : null}
         {view.phase === "error" ? (
           <p role="alert" data-testid="refresh-outcome" data-outcome="error" className="text-red-700 dark:text-red-400">
-            failed: {view.message}
+            {view.message}
           </p>
         ) : null}
       </div>

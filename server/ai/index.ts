@@ -16,6 +16,7 @@ export {
   ZAiRoleSchema,
   ZAiStatusSchema,
 } from "./config";
+export { meterModel, type TModelSpend } from "./meter-model";
 export {
   createAiRuntime,
   getAiRuntime,

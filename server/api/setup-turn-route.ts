@@ -5,6 +5,7 @@ import { getDb, type TDb } from "@/server/db";
 import { AppError, describeError, toHttpError } from "@/server/errors";
 import { startSetupTurn, ZSetupTurnRequestSchema } from "@/server/intelligence/setup";
 import { logger } from "@/server/logger";
+import { enforceRateLimit } from "@/server/usage";
 import { readJsonBody } from "./read-json-body";
 import { pickRequestId } from "./request-id";
 import { requireRouteUser } from "./route-user";
@@ -21,7 +22,8 @@ export type TSetupTurnRouteDeps = {
 /**
  * POST /api/setup/[sessionId]: one setup chat turn. Body `{ message }` (the UI message useChat just
  * added); answers with the reply as an AI SDK UI message stream (SSE), or an error as
- * `{ error: { code, message } }` with the status from toHttpError — the same mapping as every route.
+ * `{ error: { code, message } }` with the status and headers from toHttpError — the same mapping as every route
+ * (a rate-limited turn: 429 with Retry-After).
  */
 export async function handleSetupTurnRequest(
   request: Request,
@@ -43,6 +45,8 @@ export async function handleSetupTurnRequest(
         },
       );
     }
+    // Each turn may run the drafter (model calls) and a sample fetch: rate-limited per person (DESIGN §9).
+    await enforceRateLimit(db, { userId: user.id, action: "setup-turn" });
     const text = body.data.message.parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
     const turn = await startSetupTurn(db, {
       userId: user.id,
@@ -55,8 +59,8 @@ export async function handleSetupTurnRequest(
     deps.waitUntil(turn.done);
     return createUIMessageStreamResponse({ stream: turn.stream, headers: { "cache-control": "no-store" } });
   } catch (error) {
-    const { status, body } = toHttpError(error);
+    const { status, body, headers } = toHttpError(error);
     if (status >= 500) log.error("setup turn request failed", { error: describeError(error) });
-    return Response.json(body, { status });
+    return Response.json(body, { status, headers });
   }
 }

@@ -1,4 +1,5 @@
 export { canonicalJson } from "../lib/canonical-json";
+export { assertPublicTarget } from "./check-target";
 export {
   capabilityConfigFromEnv,
   DEFAULT_USER_AGENT,

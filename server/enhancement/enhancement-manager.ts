@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModel } from "ai";
 import { z } from "zod";
 import type { TFeedItem } from "@/contracts/feed-item";
-import { getModel } from "@/server/ai";
+import { getModel, meterModel, type TLanguageModel } from "@/server/ai";
 import type { TDb } from "@/server/db";
 import { publish } from "@/server/events";
 import { Prisma } from "@/server/generated/prisma/client";
 import { logger } from "@/server/logger";
 import { getUserSettings } from "@/server/settings/user-settings";
+import { recordModelUsage, spentModelBudget } from "@/server/usage";
 import { buildHarnessInput, hashHarnessInput } from "./build-input";
 import { runHarness } from "./run-harness";
 import { type TEnhancementResult, ZEnhancementResultSchema } from "./schema";
@@ -29,13 +29,15 @@ export type TEnhanceOutcome =
   | "superseded"
   | "backoff"
   | "enhanced"
-  | "failed";
+  | "failed"
+  /** The person's monthly model-token budget is spent: skipped, no model call (DESIGN §9). */
+  | "over_budget";
 
 export type TEnhanceOptions = {
   now?: Date;
   debounceMs?: number;
   /** Tests inject a model; default `getModel("enhancer")` (null → rules mode). */
-  model?: LanguageModel | null;
+  model?: TLanguageModel | null;
   /** Prompt budget for the items' JSON (default `MAX_PROMPT_ITEMS_CHARS`); tests make it small. */
   maxItemsChars?: number;
 };
@@ -145,6 +147,8 @@ async function enhanceNow(
   if (row?.inputHash === job.hash) return "cached";
   // Failures back off for every process (the time is stored); the next request after it retries.
   if (row?.retryAfter && row.retryAfter > now) return "backoff";
+  // Budget spent → the feed keeps its last enhancement (or none) and its rule-based text; no model call.
+  if (await spentModelBudget(db, { userId, now })) return "over_budget";
 
   const first = await runAsHolder(db, userId, model, job, now, row?.pendingHash ?? null);
   if (first !== "in_flight") return first;
@@ -166,7 +170,7 @@ async function enhanceNow(
 async function runAsHolder(
   db: TDb,
   userId: string,
-  model: LanguageModel,
+  model: TLanguageModel,
   firstJob: TJob,
   now: Date,
   /** Pending input seen before claiming: older than `firstJob` (e.g. left by a failed call), dropped on claim. */
@@ -232,7 +236,7 @@ async function runAsHolder(
 async function runOnce(
   db: TDb,
   userId: string,
-  model: LanguageModel,
+  model: TLanguageModel,
   job: TJob,
   token: string,
   now: Date,
@@ -240,8 +244,10 @@ async function runOnce(
   // Someone may have finished this exact input between our read and the claim.
   const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
   if (fresh?.inputHash === job.hash) return "cached";
+  // Every call and token goes to the usage ledger, whether the answer is used or not.
+  const metered = meterModel(model);
   try {
-    const { result, dropped } = await runHarness(model, job.input, new Set(job.knownIds), now);
+    const { result, dropped } = await runHarness(metered.model, job.input, new Set(job.knownIds), now);
     if (dropped.length > 0) logger.info("feed enhancement dropped parts of the answer", { userId, dropped });
     const saved = await db.feedEnhancement.updateMany({
       where: { userId, leaseToken: token },
@@ -270,5 +276,9 @@ async function runOnce(
       })
       .catch(() => {});
     throw error;
+  } finally {
+    await recordModelUsage(db, { userId, kind: "enhancement", spend: metered.spent() }).catch((error: unknown) =>
+      logger.error("feed enhancement usage could not be recorded", { userId, error }),
+    );
   }
 }

@@ -1,10 +1,13 @@
 import type { TDb } from "../db";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
 import { getTracker } from "../intelligence/tracker-store";
+import { enforceRateLimit } from "../usage";
 
 /**
- * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check,
- * then the same refreshTracker the scheduler runs. Another user's tracker is NOT_FOUND.
+ * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check, the per-user
+ * rate limit (DESIGN §9: TOO_MANY_REQUESTS with retryAfterSeconds; UI and API refreshes share one count), then the
+ * same refreshTracker the scheduler runs. Another user's tracker is NOT_FOUND. A replay — the idempotency key of
+ * a run that exists (a client's retry, a stream's reconnect) — answers from that run and is not counted.
  */
 export async function refreshTrackerNow(
   db: TDb,
@@ -12,6 +15,10 @@ export async function refreshTrackerNow(
   seams: Omit<TRefreshOptions, "trigger" | "idempotencyKey"> = {},
 ): Promise<TRefreshResult> {
   const tracker = await getTracker(db, input);
+  const replay =
+    input.idempotencyKey !== undefined &&
+    (await db.refreshRun.count({ where: { trackerId: tracker.id, idempotencyKey: input.idempotencyKey } })) > 0;
+  if (!replay) await enforceRateLimit(db, { userId: input.userId, action: "refresh" });
   return refreshTracker(db, tracker.id, {
     ...seams,
     trigger: input.trigger,

@@ -1,5 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModel } from "ai";
+import type { TLanguageModel } from "@/server/ai";
 import { makeCapabilityConfig, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { createTracker, lockDefinition, saveDraftDefinition } from "@/server/trackers";
@@ -23,7 +23,7 @@ export async function createActiveTracker(
 }
 
 /** The real @ai-sdk/openai client pointed at the fixture model server (chat completions, like local servers). */
-export function fixtureModel(baseURL: string): LanguageModel {
+export function fixtureModel(baseURL: string): TLanguageModel {
   return createOpenAI({ baseURL, apiKey: "test-key" }).chat("fixture-model");
 }
 

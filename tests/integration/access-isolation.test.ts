@@ -72,6 +72,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "feed.refresh": { kind: "own-scope" },
   "feed.live": { kind: "own-scope" },
   "settings.feed": { kind: "own-scope" },
+  "settings.usage": { kind: "own-scope" },
   "settings.updateFeed": {
     kind: "own-scope",
     input: () => ({

@@ -164,7 +164,10 @@ describe("setup in rules mode", () => {
 
     const privateUrl = await turn(session.id, "Here: http://10.0.0.7/pricing");
     expect(privateUrl.last?.kind).toBe("error");
-    expect(privateUrl.last?.text).toMatch(/could not read http:\/\/10\.0\.0\.7\/pricing/);
+    // Refused at binding, before any fetch, naming the host (DESIGN §8).
+    expect(privateUrl.last?.text).toMatch(
+      /Cannot watch http:\/\/10\.0\.0\.7\/pricing: 10\.0\.0\.7 is not a public address/,
+    );
 
     // Unreachable: an allowed host where nothing listens (port 9, discard) → connection refused.
     const unreachable = await turn(session.id, "Here: http://127.0.0.1:9/pricing", [site.url, "http://127.0.0.1:9"]);

@@ -24,12 +24,16 @@ afterAll(async () => {
 describe("demo", () => {
   it("every demo tracker gets a baseline and then material changes as the site moves", async () => {
     const user = await ensureLocalUser(db.db);
-    const ids: string[] = [];
-    for (const t of demoTrackers(site.url)) ids.push((await createActiveTracker(db.db, { userId: user.id, ...t })).id);
     const refreshOptions = {
       models: { filler: null, judge: null },
       capabilityConfig: localCapabilityConfig([site.url]),
     };
+    // The demo site is local: allowed the way `npm run demo` allows it (FETCH_ALLOW_HOSTS), at create as at refresh.
+    const ids: string[] = [];
+    for (const t of demoTrackers(site.url)) {
+      const created = await createActiveTracker(db.db, { userId: user.id, ...t }, refreshOptions);
+      ids.push(created.id);
+    }
     let clock = Date.now();
     const now = () => new Date(clock);
     for (let step = 0; step < 6; step++) {

@@ -9,6 +9,19 @@ describe("parseEnv", () => {
     expect(env.PORT).toBe(3000);
     expect(env.AI_PROVIDER).toBe("auto");
     expect(env.FETCH_ALLOW_HOSTS).toEqual([]);
+    // Costly endpoints: 30 setup turns per 10 minutes, 20 refreshes per minute, per person; no token budget.
+    expect([env.RATE_LIMIT_SETUP_TURNS, env.RATE_LIMIT_SETUP_WINDOW_SECONDS]).toEqual([30, 600]);
+    expect([env.RATE_LIMIT_REFRESHES, env.RATE_LIMIT_REFRESH_WINDOW_SECONDS]).toEqual([20, 60]);
+    expect(env.AI_MONTHLY_TOKEN_BUDGET).toBeUndefined();
+  });
+
+  it("reads the rate limits and the monthly token budget; 0 turns a limit off, an empty budget is unlimited", () => {
+    const env = parseEnv({ RATE_LIMIT_REFRESHES: "0", AI_MONTHLY_TOKEN_BUDGET: "250000" });
+    expect(env.RATE_LIMIT_REFRESHES).toBe(0);
+    expect(env.AI_MONTHLY_TOKEN_BUDGET).toBe(250_000);
+    expect(parseEnv({ AI_MONTHLY_TOKEN_BUDGET: " " }).AI_MONTHLY_TOKEN_BUDGET).toBeUndefined();
+    expect(() => parseEnv({ AI_MONTHLY_TOKEN_BUDGET: "0" })).toThrow(/AI_MONTHLY_TOKEN_BUDGET/);
+    expect(() => parseEnv({ RATE_LIMIT_SETUP_WINDOW_SECONDS: "0" })).toThrow(/RATE_LIMIT_SETUP_WINDOW_SECONDS/);
   });
 
   it("treats empty strings as unset", () => {

@@ -38,7 +38,23 @@ describe("toHttpError (one mapping for every HTTP route)", () => {
     ["NOT_CONFIGURED", 412],
   ] as const)("%s → %i with the public body", (code, status) => {
     const mapped = toHttpError(new AppError(code, "msg", { details: { a: 1 } }));
-    expect(mapped).toEqual({ status, body: { error: { code, message: "msg", details: { a: 1 } } } });
+    expect(mapped).toEqual({ status, body: { error: { code, message: "msg", details: { a: 1 } } }, headers: {} });
+  });
+
+  it("sends Retry-After (whole seconds, rounded up) when the details carry retryAfterSeconds", () => {
+    const limited = toHttpError(
+      new AppError("TOO_MANY_REQUESTS", "Too many refreshes — try again in 13 s.", {
+        details: { retryAfterSeconds: 12.2 },
+      }),
+    );
+    expect(limited.status).toBe(429);
+    expect(limited.headers).toEqual({ "retry-after": "13" });
+    expect(toHttpError(new AppError("BUDGET_EXCEEDED", "spent")).status).toBe(429);
+    for (const bad of [0, -5, Number.NaN, "12"]) {
+      expect(
+        toHttpError(new AppError("TOO_MANY_REQUESTS", "x", { details: { retryAfterSeconds: bad } })).headers,
+      ).toEqual({});
+    }
   });
 
   it("hides anything that is not an AppError behind a 500", () => {

@@ -12,7 +12,8 @@ export type THttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type TRestContext = {
   db: TDb;
   userId: string;
-  /** Test seams for refreshes made through the API (fixture capabilities, models). */
+  /** Test seams for refreshes made through the API (fixture capabilities, models); create checks its target with
+   * the same capabilityConfig (allowed hosts, resolver). */
   refreshSeams?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
 };
 

@@ -105,8 +105,8 @@ export async function handleRestRequest(request: Request, deps: TRestDeps = {}):
     );
     return json(result, typeof route.status === "function" ? route.status(result) : route.status);
   } catch (error) {
-    const { status, body } = toHttpError(error);
+    const { status, body, headers } = toHttpError(error);
     if (status >= 500) logger.error("public API error", { path, error });
-    return json(body, status);
+    return json(body, status, headers);
   }
 }

@@ -54,8 +54,12 @@ export const REST_ROUTES: TRestRoute[] = [
     request: ZCreateTrackerRequestSchema,
     response: ZCreateTrackerResponseSchema,
     status: 201,
-    handler: async ({ db, userId }, input) => {
-      const tracker = await createActiveTracker(db, { userId, ...input });
+    handler: async ({ db, userId, refreshSeams }, input) => {
+      const tracker = await createActiveTracker(
+        db,
+        { userId, ...input },
+        refreshSeams?.capabilityConfig ? { capabilityConfig: refreshSeams.capabilityConfig } : {},
+      );
       const overview = await getTrackerOverview(db, { userId, trackerId: tracker.id });
       return { tracker: overview.tracker, definition: overview.definition };
     },

@@ -1,4 +1,6 @@
+import { ZUsageThisMonthSchema } from "@/contracts/usage";
 import { getUserSettings, updateUserSettings, ZFeedSettingsInputSchema } from "@/server/settings/user-settings";
+import { getUsageThisMonth } from "@/server/usage";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const settingsRouter = createTRPCRouter({
@@ -8,4 +10,9 @@ export const settingsRouter = createTRPCRouter({
   updateFeed: protectedProcedure
     .input(ZFeedSettingsInputSchema)
     .mutation(({ ctx, input }) => updateUserSettings(ctx.db, ctx.user.id, input)),
+
+  /** This month's refreshes, model calls and tokens per tracker, and the monthly token budget (DESIGN §9). */
+  usage: protectedProcedure
+    .output(ZUsageThisMonthSchema)
+    .query(({ ctx }) => getUsageThisMonth(ctx.db, { userId: ctx.user.id })),
 });

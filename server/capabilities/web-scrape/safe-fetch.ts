@@ -106,7 +106,7 @@ function blocked(url: string, label: string, details: Record<string, unknown>, v
 }
 
 /** Checks that need no network: scheme, credentials, literal IPs, localhost names. */
-function precheck(url: URL, allowed: boolean, via?: string): void {
+export function precheck(url: URL, allowed: boolean, via?: string): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new CapabilityFailure(
       "UNSUPPORTED_URL",
@@ -142,7 +142,7 @@ function precheck(url: URL, allowed: boolean, via?: string): void {
 }
 
 type TResolver = NonNullable<TFetchConfig["resolve"]>;
-const defaultResolve: TResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+export const defaultResolve: TResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** A `lookup` for net.connect that refuses the connection if any resolved address is not public. */
 function guardedLookup(resolve: TResolver, url: string, via: string | undefined): LookupFunction {

@@ -25,6 +25,9 @@ export type TFillRecordInput = {
   /** Where the data came from, shown to the model, e.g. "web page https://…" (default "the tracked page"). */
   source?: string;
   abortSignal?: AbortSignal;
+  /** Runs once, just before the model would be called (never in rules mode or when extractors fill every
+   * field): the monthly budget check (DESIGN §9). A throw stops the step before any call. */
+  beforeModelCall?: () => Promise<void>;
 };
 
 export type TFillRecordResult = {
@@ -51,6 +54,7 @@ export async function fillRecord(input: TFillRecordInput): Promise<TFillRecordRe
     return { record: finalise(def, fillRecordRulesMode(def, extracted)), modelCalls: 0, usage: ZERO_USAGE, warnings };
   }
 
+  await input.beforeModelCall?.();
   const schema = buildFillOutputSchema(
     def,
     modelFields.map((f) => f.name),

@@ -19,6 +19,9 @@ export type TJudgeDeltasInput = {
   /** Transport retries per call; the validation repair is separate and at most one. */
   maxRetries?: number;
   abortSignal?: AbortSignal;
+  /** Runs once, just before the model would be called (never in rules mode or with nothing to judge): the
+   * monthly budget check (DESIGN §9). A throw stops the step before any call. */
+  beforeModelCall?: () => Promise<void>;
 };
 
 export type TJudgeDeltasResult = {
@@ -36,6 +39,7 @@ export async function judgeDeltas(input: TJudgeDeltasInput): Promise<TJudgeDelta
   const names = Object.keys(input.deltas);
   if (names.length === 0) return { verdicts: {}, modelCalls: 0, usage: ZERO_USAGE };
   if (input.model === null) return { verdicts: judgeDeltasRulesMode(input.deltas), modelCalls: 0, usage: ZERO_USAGE };
+  await input.beforeModelCall?.();
 
   const { value, modelCalls, usage } = await callStructured({
     task: "judge",

@@ -23,6 +23,7 @@ import {
   stampChecked,
   writeCurrentState,
 } from "../../timeline";
+import { assertModelBudget } from "../../usage";
 import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
 import { diffRecords, type TDeltas } from "../diff";
 import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
@@ -188,6 +189,9 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     definitionVersion = locked.version;
     const def = locked.definition;
     const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
+    // Before each model step (not before code-only ones): the owner's monthly token budget. Spent → this run fails
+    // with BUDGET_EXCEEDED before any call, and the state stays as it was (DESIGN §9).
+    const checkBudget = () => assertModelBudget(db, { userId: tracker.userId, now: now() });
 
     // 3. Crawl.
     const capture = await steps.time(
@@ -256,6 +260,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             model: models.filler,
             decision: tracker.decision,
             source: capture.source,
+            beforeModelCall: checkBudget,
             ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
           }),
         (f) => `${f.modelCalls} model call(s)${f.warnings.length ? `; ${f.warnings.join("; ")}` : ""}`,
@@ -316,7 +321,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const decisions = await metered(
       steps.time(
         "judge",
-        () => judgeAll(def, deltas, tracker.decision, trackerId, models.judge, options),
+        () => judgeAll(def, deltas, tracker.decision, trackerId, models.judge, options, checkBudget),
         (j) => `${j.modelCalls} model call(s)`,
       ),
     );
@@ -443,6 +448,7 @@ async function judgeAll(
   trackerId: string,
   model: LanguageModel | null,
   options: TRefreshOptions,
+  beforeModelCall: () => Promise<void>,
 ): Promise<{ byField: Record<string, TDecision>; modelCalls: number; usage: TModelUsage }> {
   const byCode = evaluateDeltas(deltas, def);
   const byField: Record<string, TDecision> = {};
@@ -461,6 +467,7 @@ async function judgeAll(
     fieldDescriptions: describeFieldsForJudge(def, Object.keys(undecided)),
     context,
     model,
+    beforeModelCall,
     ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
   });
   // Only the fields the judge was asked about take its verdict: a code verdict is never replaced,

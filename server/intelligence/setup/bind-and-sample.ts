@@ -1,4 +1,9 @@
-import { executeCapability, parseCapabilityInput, type TCapabilityConfig } from "../../capabilities";
+import {
+  assertPublicTarget,
+  executeCapability,
+  parseCapabilityInput,
+  type TCapabilityConfig,
+} from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { createTracker, DECISION_MAX_CHARS } from "../tracker-store";
@@ -20,8 +25,8 @@ export type TSetupSample = {
 export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
 
 /**
- * Binding = one real capability call, then the draft tracker. The tracker is created only after the
- * sample was read, so a wrong or unreachable address leaves nothing behind and the person can simply
+ * Binding = the target check, one real capability call, then the draft tracker. The tracker is created only
+ * after the sample was read, so a wrong or unreachable address leaves nothing behind and the person can simply
  * send another one. Failures come back as a message for the chat, never as a thrown error.
  */
 export async function bindAndSample(
@@ -40,6 +45,8 @@ export async function bindAndSample(
   let parsedInput: unknown;
   try {
     parsedInput = parseCapabilityInput(input.capability, input.capabilityInput);
+    // A private, loopback or link-local host is refused before the sample fetch, naming the host (DESIGN §8).
+    await assertPublicTarget(input.capability, parsedInput, input.config);
   } catch (error) {
     if (isAppError(error)) return { ok: false, message: error.message };
     throw error;

@@ -1,3 +1,4 @@
+import { assertPublicTarget, capabilityConfigFromEnv, type TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import type { Tracker } from "../../generated/prisma/client";
@@ -14,16 +15,27 @@ export type TCreateActiveTrackerInput = {
 };
 
 /**
- * An active tracker in one call (the public API's POST /trackers): the definition is validated first,
- * so a bad request leaves nothing behind; then create → save draft → lock (v1, due now).
+ * An active tracker in one call (the public API's POST /trackers): the definition and the target are checked
+ * first, so a bad request leaves nothing behind; then create → save draft → lock (v1, due now). A page whose host
+ * is (or resolves to) a private, loopback or link-local address is refused here, not only at the first refresh
+ * (DESIGN §8); `capabilityConfig` carries FETCH_ALLOW_HOSTS and the resolver (tests pass their own).
  */
-export async function createActiveTracker(db: TDb, input: TCreateActiveTrackerInput): Promise<Tracker> {
+export async function createActiveTracker(
+  db: TDb,
+  input: TCreateActiveTrackerInput,
+  options: { capabilityConfig?: TCapabilityConfig } = {},
+): Promise<Tracker> {
   const parsed = parseDefinition(input.definition);
   if (!parsed.ok) {
     throw new AppError("BAD_REQUEST", `The definition is not valid: ${parsed.errors.join("; ")}`, {
       details: { errors: parsed.errors },
     });
   }
+  await assertPublicTarget(
+    input.capability,
+    input.capabilityInput,
+    options.capabilityConfig ?? capabilityConfigFromEnv(),
+  );
   const tracker = await createTracker(db, {
     userId: input.userId,
     decision: input.decision,

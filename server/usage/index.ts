@@ -1,0 +1,5 @@
+export * from "./model-budget";
+export * from "./model-usage";
+export * from "./month";
+export * from "./rate-limit";
+export * from "./usage-this-month";
