@@ -5,7 +5,7 @@ import { AccountSettings } from "@/components/auth/account-settings";
 import { FeedSettings } from "@/components/settings/feed-settings";
 import { UsageSettings } from "@/components/settings/usage-settings";
 import { PageHeader } from "@/components/ui/page-header";
-import { getQueryClient, requirePageUser, trpc } from "@/server/api/rsc";
+import { getQueryClient, HydrateClient, prefetch, requirePageUser, trpc } from "@/server/api/rsc";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -53,9 +53,20 @@ export default async function SettingsPage() {
   // Shares the request's query cache with the layout, so the status is computed once per request.
   const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
   const { ai, database } = status;
+  // The sections' data arrives with the page (no loading flash, and no client fetch still in flight when the
+  // person acts — a create's refresh of the list would otherwise race the first load).
+  await Promise.all([
+    prefetch(trpc.settings.feed.queryOptions()),
+    prefetch(trpc.settings.usage.queryOptions()),
+    prefetch(trpc.account.sessions.queryOptions()),
+    prefetch(trpc.apiToken.list.queryOptions()),
+    ...(user.role === "owner"
+      ? [prefetch(trpc.account.access.queryOptions()), prefetch(trpc.account.invites.queryOptions())]
+      : []),
+  ]);
 
   return (
-    <>
+    <HydrateClient>
       <PageHeader
         title="Settings"
         description="How this instance is configured. Values come from environment variables (see the README); keys and passwords are never shown."
@@ -125,6 +136,6 @@ export default async function SettingsPage() {
           <Row label="Runtime">Node {status.runtime.node}</Row>
         </Section>
       </div>
-    </>
+    </HydrateClient>
   );
 }

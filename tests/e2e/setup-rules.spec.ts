@@ -94,7 +94,10 @@ test("rules mode: no target → a question; private, missing and non-HTML addres
 
   await send(page, "It is at http://10.1.2.3/pricing");
   await expect(page.getByTestId("chat-message").last()).toHaveAttribute("data-kind", "error");
-  await expect(page.getByTestId("chat-message").last()).toContainText("could not read http://10.1.2.3/pricing");
+  // Refused when bound, before any fetch: the host is not a public address.
+  await expect(page.getByTestId("chat-message").last()).toContainText(
+    "Cannot watch http://10.1.2.3/pricing: 10.1.2.3 is not a public address",
+  );
 
   await send(page, `Try ${site.urlFor("/setup/logo.png")}`);
   await expect(page.getByTestId("chat-message").last()).toContainText("not a web page (image/png)");
