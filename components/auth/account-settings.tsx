@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { PASSWORD_MIN_LENGTH, ZPasswordSchema } from "@/contracts/account";
@@ -176,8 +177,8 @@ function Sessions() {
               </span>
             ) : null}
             <span className="text-xs text-stone-500">
-              {s.ipAddress ? `${s.ipAddress} · ` : ""}signed in {new Date(s.createdAt).toLocaleString()} · last seen{" "}
-              {new Date(s.lastSeenAt).toLocaleString()}
+              {s.ipAddress ? `${s.ipAddress} · ` : ""}signed in <LocalTime value={s.createdAt} /> · last seen{" "}
+              <LocalTime value={s.lastSeenAt} />
             </span>
             <button
               type="button"
@@ -315,11 +316,15 @@ function Invites() {
             <li key={invite.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2" data-testid="invite-row">
               <span className="font-medium">{invite.note || "Invite"}</span>
               <span className="text-xs text-stone-500">
-                {invite.status === "pending"
-                  ? `expires ${new Date(invite.expiresAt).toLocaleString()}`
-                  : invite.status === "used"
-                    ? `used by ${invite.usedBy?.email ?? invite.usedBy?.name ?? "someone"}`
-                    : invite.status}
+                {invite.status === "pending" ? (
+                  <>
+                    expires <LocalTime value={invite.expiresAt} />
+                  </>
+                ) : invite.status === "used" ? (
+                  `used by ${invite.usedBy?.email ?? invite.usedBy?.name ?? "someone"}`
+                ) : (
+                  invite.status
+                )}
               </span>
               {invite.status === "pending" ? (
                 <button
