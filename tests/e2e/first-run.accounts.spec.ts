@@ -148,8 +148,10 @@ test("an invited person signs up by link, sees an empty feed, and gets not-found
   await expect(page.getByRole("heading", { name: "Nothing to show yet" })).toBeVisible();
   await expect(page.getByTestId("feed-card")).toHaveCount(0);
 
-  // The not-found page (the page streams behind a loading state, so the HTTP status is already 200 by then).
-  await page.goto(`/trackers/${ownerTrackerId}`);
+  // The not-found page, with a real 404 status: the tracker page is not streamed behind a loading state, so the
+  // status is decided after the ownership check.
+  const response = await page.goto(`/trackers/${ownerTrackerId}`);
+  expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
   await expect(page.getByText("Is Acme undercutting Olive?")).toHaveCount(0);
 
