@@ -129,6 +129,11 @@ test("every page hydrates without errors in another time zone and locale than th
     calendarUrl,
   });
   await trpcMutation(request, "settings.updateFeed", feedSettings(site.urlFor("/time-zones.ics")));
+  // The calendar is downloaded in the background after a feed load; wait until its copy is cached, so the page below
+  // renders the event on its first load (this spec is about hydration; live calendar updates are tested elsewhere).
+  await expect
+    .poll(async () => JSON.stringify(await trpcQuery(request, "feed.get")), { timeout: 30_000 })
+    .toContain("event:tz-review");
 
   const errors = collectErrors(page);
   /** Opens a page, waits for its content and for hydration, and fails on any error so far. */
