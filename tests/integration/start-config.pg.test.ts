@@ -1,27 +1,9 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { describePostgresUrl } from "@/server/db-connection-error";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
+import { runStart } from "../helpers/start-refusal";
 
 /** `npm start` against a real PostgreSQL it cannot serve: refused before building, with what to do. */
-const root = path.resolve(import.meta.dirname, "../..");
-
-function start(env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      NODE_ENV: "production",
-      AUTH_SECRET: "start-config-test-secret-0123456789abcdef",
-      ...env,
-    },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: result.status, stderr: result.stderr.trim(), stdout: result.stdout.trim() };
-}
 
 describe.skipIf(!hasPostgres)("npm start with DATABASE_URL", () => {
   const created: TPostgresTestDb[] = [];
@@ -32,7 +14,7 @@ describe.skipIf(!hasPostgres)("npm start with DATABASE_URL", () => {
   it("refuses a database without the schema, telling the operator to migrate", async () => {
     const t = await createPostgresTestDb({ migrate: false });
     created.push(t);
-    const { code, stderr, stdout } = start({ DATABASE_URL: t.url });
+    const { code, stderr, stdout } = runStart({ DATABASE_URL: t.url });
     expect(code).toBe(1);
     expect(stderr.split("\n")).toHaveLength(1);
     expect(stderr).toBe(
@@ -45,7 +27,7 @@ describe.skipIf(!hasPostgres)("npm start with DATABASE_URL", () => {
     const t = await createPostgresTestDb({ migrate: false });
     created.push(t);
     const missing = t.url.replace(new RegExp(`/${t.database}$`), `/${t.database}_missing`);
-    const { code, stderr, stdout } = start({ DATABASE_URL: missing, DATABASE_WAIT_MS: "60000" });
+    const { code, stderr, stdout } = runStart({ DATABASE_URL: missing, DATABASE_WAIT_MS: "60000" });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^Cannot reach PostgreSQL at .*_missing \(DATABASE_URL\): the database does not exist/);
     expect(stderr).not.toMatch(/3D000|P\d{4}/);

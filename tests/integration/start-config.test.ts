@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -6,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { acquireDataDirLock } from "@/server/db-lock";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
+import { runStart } from "../helpers/start-refusal";
 
 /**
  * `npm start` refuses what it cannot serve before building or serving anything: one line on stderr naming
@@ -13,24 +13,8 @@ import { embeddedDatabaseDir } from "@/server/db-pglite";
  */
 const root = path.resolve(import.meta.dirname, "../..");
 
-function start(env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      NODE_ENV: "production",
-      AUTH_SECRET: "start-config-test-secret-0123456789abcdef",
-      ...env,
-    },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: result.status, stderr: result.stderr.trim(), stdout: result.stdout.trim() };
-}
-
 /** A refusal: exit 1, exactly one line on stderr, nothing built or served. */
-function expectRefusal(result: ReturnType<typeof start>, line: RegExp) {
+function expectRefusal(result: ReturnType<typeof runStart>, line: RegExp) {
   expect(result.code).toBe(1);
   expect(result.stderr.split("\n")).toHaveLength(1);
   expect(result.stderr).toMatch(line);
@@ -53,34 +37,34 @@ afterAll(() => {
 
 describe("npm start with bad configuration", () => {
   it("stops on a malformed DATABASE_URL with a one-line error that names it (and hides its value)", () => {
-    const result = start({ DATABASE_URL: "mysql://admin:s3cret@db/app" });
+    const result = runStart({ DATABASE_URL: "mysql://admin:s3cret@db/app" });
     expectRefusal(result, /DATABASE_URL/);
     expect(result.stderr + result.stdout).not.toContain("s3cret");
   });
 
   it("stops on an OPENAI_BASE_URL that is not a URL", () => {
-    expectRefusal(start({ OPENAI_BASE_URL: "localhost:11434" }), /OPENAI_BASE_URL/);
+    expectRefusal(runStart({ OPENAI_BASE_URL: "localhost:11434" }), /OPENAI_BASE_URL/);
   });
 });
 
 describe("npm start with AI settings that do not fit together", () => {
   it("refuses AI_PROVIDER=openai-compatible without OPENAI_BASE_URL", () => {
     expectRefusal(
-      start({ AI_PROVIDER: "openai-compatible", AI_MODEL: "llama3.1" }),
+      runStart({ AI_PROVIDER: "openai-compatible", AI_MODEL: "llama3.1" }),
       /^Invalid configuration: OPENAI_BASE_URL is required when AI_PROVIDER=openai-compatible: set it to/,
     );
   });
 
   it("refuses OPENAI_BASE_URL without AI_MODEL", () => {
     expectRefusal(
-      start({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }),
+      runStart({ OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }),
       /^Invalid configuration: AI_MODEL is required with OPENAI_BASE_URL: set it to a model your server serves/,
     );
   });
 
   it("refuses AI_PROVIDER=openai without OPENAI_API_KEY", () => {
     expectRefusal(
-      start({ AI_PROVIDER: "openai" }),
+      runStart({ AI_PROVIDER: "openai" }),
       /^Invalid configuration: OPENAI_API_KEY is required when AI_PROVIDER=openai/,
     );
   });
@@ -89,14 +73,14 @@ describe("npm start with AI settings that do not fit together", () => {
 describe("npm start with a database it cannot serve", () => {
   it("refuses the embedded database on a serverless host", () => {
     expectRefusal(
-      start({ VERCEL: "1" }),
+      runStart({ VERCEL: "1" }),
       /^Invalid configuration: DATABASE_URL is required on a serverless host \(VERCEL is set\)/,
     );
   });
 
   it("retries an unreachable PostgreSQL with a visible countdown, then gives up with a readable line", async () => {
     const port = await closedPort();
-    const result = start({
+    const result = runStart({
       DATABASE_URL: `postgresql://bellwether:pa55word@127.0.0.1:${port}/app`,
       DATABASE_WAIT_MS: "2000",
     });
@@ -118,7 +102,7 @@ describe("npm start with a database it cannot serve", () => {
     tmpDirs.push(dataDir);
     const release = acquireDataDirLock(embeddedDatabaseDir(dataDir)); // held by this (live) test process
     try {
-      const result = start({ DATA_DIR: dataDir });
+      const result = runStart({ DATA_DIR: dataDir });
       expectRefusal(result, new RegExp(`^The embedded database .* is in use by process ${process.pid} \\(`));
       expect(result.stdout).toBe(""); // refused before anything else happened
     } finally {
@@ -133,7 +117,7 @@ describe("npm start reads .env like Next does", () => {
     if (fs.existsSync(file)) return; // never clobber a developer's own file
     fs.writeFileSync(file, "OPENAI_BASE_URL=not-a-url\n");
     try {
-      const { code, stderr } = start({});
+      const { code, stderr } = runStart({});
       expect(code).toBe(1);
       expect(stderr).toMatch(/OPENAI_BASE_URL/);
     } finally {
