@@ -11,7 +11,7 @@ import {
   type TUsageInfo,
 } from "../../capabilities";
 import type { TDb } from "../../db";
-import { AppError, isAppError } from "../../errors";
+import { isAppError } from "../../errors";
 import { publish } from "../../events";
 import type { Prisma } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
@@ -165,7 +165,9 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
 
   const fence = { trackerId, leaseToken: tracker.leaseToken };
   const heartbeat =
-    options.renewLease === false ? null : startHeartbeat(db, { ...fence, leasedAt: tracker.leasedAt, leaseMs, now, log });
+    options.renewLease === false
+      ? null
+      : startHeartbeat(db, { ...fence, leasedAt: tracker.leasedAt, leaseMs, now, log });
   const ledger = createBufferedLedger();
   // What the model steps cost, including the calls of a step that then failed.
   const cost = { modelCalls: 0, usage: ZERO_USAGE as TModelUsage };
@@ -210,7 +212,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       record: (outcome, summary) => record({ status: "completed", outcome, summary }),
     });
   try {
-    if (tracker.definition === null) throw new RefreshFailure("NOT_LOCKED", "This tracker has no locked definition.", false);
+    if (tracker.definition === null)
+      throw new RefreshFailure("NOT_LOCKED", "This tracker has no locked definition.", false);
     const def = parseLockedDefinition(trackerId, version, tracker.definition);
     definitionVersion = version;
     const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
@@ -406,7 +409,10 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const failure = describeFailure(error);
     if (failure.code === "INTERNAL") log.error("refresh failed unexpectedly", { error });
     else log.warn("refresh failed", { code: failure.code, message: failure.message });
-    const failed = { ...record({ status: "failed", outcome: null, summary: `failed: ${failure.message}` }), error: failure };
+    const failed = {
+      ...record({ status: "failed", outcome: null, summary: `failed: ${failure.message}` }),
+      error: failure,
+    };
     // State untouched; the run says what went wrong; only the lease holder updates the tracker's failure
     // bookkeeping (backoff + jitter) and releases the lease. One statement.
     await writeRunFinal(db, {
@@ -486,7 +492,12 @@ function startHeartbeat(
 ): { stop: () => void } {
   const timer = setInterval(
     () => {
-      renewLease(db, { trackerId: input.trackerId, leaseToken: input.leaseToken, now: input.now(), leaseMs: input.leaseMs })
+      renewLease(db, {
+        trackerId: input.trackerId,
+        leaseToken: input.leaseToken,
+        now: input.now(),
+        leaseMs: input.leaseMs,
+      })
         .then((held) => {
           if (!held) input.log.warn("refresh lost its lease; its final write will be fenced off");
         })
@@ -618,7 +629,11 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
   input.steps.start("append");
   const appendStarted = performance.now();
   // The write's own duration cannot be inside its own record: "append" measures up to sending it.
-  const appended = (): TRunStep => ({ step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) });
+  const appended = (): TRunStep => ({
+    step: "append",
+    status: "ok",
+    ms: Math.round(performance.now() - appendStarted),
+  });
   const final = (run: TRunRecord) => ({
     fence: refreshSuccessSql({ ...input.fence, scheduleMinutes: input.scheduleMinutes, now: run.finishedAt }),
     run,
@@ -634,7 +649,8 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
       ...final(run),
       extra: [stampCheckedSql({ ...input.stamp, guard: "fence" })],
     });
-    if (!held) throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+    if (!held)
+      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
     input.steps.announce(step);
     return recordResult(run, false);
   }
@@ -646,7 +662,8 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     // Fencing first: the bookkeeping only matches while we still hold the lease (and locks the tracker row
     // for the rest of the transaction). Lost it → roll back, nothing written.
     const { held } = await writeRunFinal(tx, final(run));
-    if (!held) throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+    if (!held)
+      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
     await write?.(tx);
     return entry;
   });

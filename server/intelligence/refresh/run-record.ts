@@ -2,8 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import type { TUsageInfo, TUsageLedger } from "../../capabilities";
 import type { TDb, TTx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
-import type { TExistingRun } from "../tracker-store";
 import type { TModelUsage } from "../fill";
+import type { TExistingRun } from "../tracker-store";
 import type { TRunStep } from "./run-steps";
 
 /**
@@ -96,7 +96,8 @@ export async function writeRunFinal(
       FROM "run", (VALUES ${Prisma.join(rows)}) AS x(id, "callKey", capability, status, "errorCode", "httpStatus", requests, bytes, "durationMs")
       ON CONFLICT DO NOTHING)`);
   }
-  for (const [i, sql] of (input.extra ?? []).entries()) parts.push(Prisma.sql`${Prisma.raw(`"extra${i}"`)} AS (${sql})`);
+  for (const [i, sql] of (input.extra ?? []).entries())
+    parts.push(Prisma.sql`${Prisma.raw(`"extra${i}"`)} AS (${sql})`);
   const rows = await db.$queryRaw<{ held: number }[]>`
     WITH ${Prisma.join(parts, ", ")}
     SELECT (SELECT count(*) FROM "fence")::int AS "held"`;

@@ -50,8 +50,8 @@ const ZLoadedRowSchema = z.object({
   holder: z.string().nullable(),
   acquired: z.boolean(),
   /**
-   * True when the tracker row changed between this statement's snapshot and the moment it locked the row
-   * (a run's final write committed meanwhile): entities and hashes may be stale, so the caller re-reads them.
+   * True when the tracker row changed between the claim's snapshot and the moment it locked the row (a run's
+   * final write committed meanwhile): entities and hashes may be stale, so the refresh re-reads them.
    */
   stale: z.boolean(),
   leaseToken: z.string().nullable(),
@@ -108,31 +108,44 @@ export async function leaseAndLoad(
   const { trackerId, leaseToken, now } = input;
   const key = input.idempotencyKey ?? null;
   const until = new Date(now.getTime() + input.leaseMs);
-  // The lease CTE's FOR UPDATE waits for a run's final write in progress and then sees the new row version;
-  // the main SELECT reads the statement's snapshot. xmin differing between the two says "changed meanwhile".
+  // The bundle is read from this statement's snapshot. The lease is taken only if the row it locks still has
+  // the snapshot's lease token and lastRunAt (every run's final write sets lastRunAt): if a run's final write
+  // committed in between, the snapshot's hashes could be stale, and this call answers "in flight" instead.
+  // (Uncorrelated subqueries are evaluated once, against the snapshot, also when the UPDATE re-checks a row
+  // that a concurrent transaction changed.)
+  const keyed = key !== null;
   const rows = await db.$queryRaw<unknown[]>`
     WITH lease AS (
       UPDATE "Tracker" AS lt
       SET "leaseToken" = ${leaseToken}, "leaseExpiresAt" = ${until}
-      FROM (SELECT "id", "leaseToken", xmin::text AS "version" FROM "Tracker" WHERE "id" = ${trackerId} FOR UPDATE) AS prev
-      WHERE lt."id" = prev."id"
+      WHERE lt."id" = ${trackerId}
         AND lt."status" <> 'archived' AND lt."lockedVersion" IS NOT NULL
         AND (lt."leaseToken" IS NULL OR lt."leaseExpiresAt" IS NULL OR lt."leaseExpiresAt" < ${now})
-        AND NOT EXISTS (
+        AND lt."leaseToken" IS NOT DISTINCT FROM (SELECT "leaseToken" FROM "Tracker" WHERE "id" = ${trackerId})
+        AND lt."lastRunAt" IS NOT DISTINCT FROM (SELECT "lastRunAt" FROM "Tracker" WHERE "id" = ${trackerId})
+        ${
+          keyed
+            ? Prisma.sql`AND NOT EXISTS (
           SELECT 1 FROM "RefreshRun" r
-          WHERE r."trackerId" = lt."id" AND r."idempotencyKey" = ${key}::text
-            AND r."status" IN ('completed', 'failed', 'skipped'))
-      RETURNING prev."leaseToken" AS "previous", prev."version" AS "version"
+          WHERE r."trackerId" = lt."id" AND r."idempotencyKey" = ${key}
+            AND r."status" IN ('completed', 'failed', 'skipped'))`
+            : Prisma.empty
+        }
+      RETURNING lt."id"
     )
     SELECT ${bundleColumnsSql()},
-      COALESCE((SELECT "previous" FROM lease), t."leaseToken") AS "holder",
+      t."leaseToken" AS "holder",
       EXISTS (SELECT 1 FROM lease) AS "acquired",
-      COALESCE((SELECT "version" <> t.xmin::text FROM lease), false) AS "stale",
+      false AS "stale",
       ${leaseToken}::text AS "leaseToken",
-      (SELECT row_to_json(r)::text FROM (
+      ${
+        keyed
+          ? Prisma.sql`(SELECT row_to_json(r)::text FROM (
         SELECT "id", "status"::text AS "status", "outcome", "summary", "modelCalls", "error"
-        FROM "RefreshRun" WHERE "trackerId" = t."id" AND "idempotencyKey" = ${key}::text
-      ) r) AS "existing"
+        FROM "RefreshRun" WHERE "trackerId" = t."id" AND "idempotencyKey" = ${key}
+      ) r)`
+          : Prisma.sql`NULL::text`
+      } AS "existing"
     FROM "Tracker" t
     LEFT JOIN "TrackerDefinition" d ON d."trackerId" = t."id" AND d."version" = t."lockedVersion"
     WHERE t."id" = ${trackerId}`;
