@@ -1,0 +1,62 @@
+import type { TDb } from "../db";
+import { getEnv } from "../env";
+import { logger as rootLogger, type TLogger } from "../logger";
+import { pruneRefreshRuns, type TPruneOptions, type TPruneResult } from "./prune-refresh-runs";
+
+export const PRUNE_INTERVAL_MS = 60 * 60_000;
+
+export type TRunPruner = {
+  /**
+   * Prunes (pruneRefreshRuns) unless this pruner did so less than an interval ago by `now`, or is doing so right
+   * now. Never throws: a failed prune is logged and tried again after the interval. Null when it did not run.
+   */
+  maybePrune(db: TDb, input?: { now?: Date }): Promise<TPruneResult | null>;
+};
+
+/**
+ * A throttle around pruneRefreshRuns with its own last-run time, for the scheduler's hooks (cron route, worker):
+ * they call it after every pass and it prunes at most once per interval per process. Several processes may prune
+ * in the same hour; that is safe (see pruneRefreshRuns), just redundant.
+ */
+export function createRunPruner(
+  options: Partial<Pick<TPruneOptions, "retentionDays" | "batchSize" | "budgetMs">> & {
+    intervalMs?: number;
+    log?: TLogger;
+  } = {},
+): TRunPruner {
+  const intervalMs = options.intervalMs ?? PRUNE_INTERVAL_MS;
+  let lastStartedAt: number | null = null;
+  let running = false;
+  return {
+    async maybePrune(db, input = {}) {
+      const now = input.now ?? new Date();
+      if (running || (lastStartedAt !== null && now.getTime() - lastStartedAt < intervalMs)) return null;
+      // Claimed before the first await, so two passes finishing together start one prune.
+      running = true;
+      lastStartedAt = now.getTime();
+      const log = (options.log ?? rootLogger).child({ component: "retention" });
+      try {
+        const result = await pruneRefreshRuns(db, {
+          now,
+          retentionDays: options.retentionDays ?? getEnv().RUN_RETENTION_DAYS,
+          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+          ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
+        });
+        if (result.runs > 0) log.info("pruned refresh runs", { ...result });
+        return result;
+      } catch (error) {
+        log.error("pruning refresh runs failed", { error });
+        return null;
+      } finally {
+        running = false;
+      }
+    },
+  };
+}
+
+const processPruner = createRunPruner();
+
+/** The process's pruner (at most hourly): the cron route and the worker call this after each pass. */
+export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TPruneResult | null> {
+  return processPruner.maybePrune(db, input);
+}
