@@ -4,11 +4,14 @@ import { logger as rootLogger, type TLogger } from "../logger";
 import { pruneRefreshRuns, type TPruneOptions, type TPruneResult } from "./prune-refresh-runs";
 
 export const PRUNE_INTERVAL_MS = 60 * 60_000;
+/** After a prune that stopped at its time budget with runs left (a backlog), the next may start this much sooner. */
+const BACKLOG_INTERVAL_DIVISOR = 12;
 
 export type TRunPruner = {
   /**
-   * Prunes (pruneRefreshRuns) unless this pruner did so less than an interval ago by `now`, or is doing so right
-   * now. Never throws: a failed prune is logged and tried again after the interval. Null when it did not run.
+   * Prunes (pruneRefreshRuns) unless this pruner did so less than an interval ago by `now` (a twelfth of it when the
+   * last prune left a backlog), or is doing so right now. Never throws: a failed prune is logged and tried again
+   * after the interval. Null when it did not run.
    */
   maybePrune(db: TDb, input?: { now?: Date }): Promise<TPruneResult | null>;
 };
@@ -25,15 +28,15 @@ export function createRunPruner(
   } = {},
 ): TRunPruner {
   const intervalMs = options.intervalMs ?? PRUNE_INTERVAL_MS;
-  let lastStartedAt: number | null = null;
+  let nextAt: number | null = null;
   let running = false;
   return {
     async maybePrune(db, input = {}) {
       const now = input.now ?? new Date();
-      if (running || (lastStartedAt !== null && now.getTime() - lastStartedAt < intervalMs)) return null;
+      if (running || (nextAt !== null && now.getTime() < nextAt)) return null;
       // Claimed before the first await, so two passes finishing together start one prune.
       running = true;
-      lastStartedAt = now.getTime();
+      nextAt = now.getTime() + intervalMs;
       const log = (options.log ?? rootLogger).child({ component: "retention" });
       try {
         const result = await pruneRefreshRuns(db, {
@@ -43,6 +46,8 @@ export function createRunPruner(
           ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
         });
         if (result.runs > 0) log.info("pruned refresh runs", { ...result });
+        // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
+        if (!result.done) nextAt = now.getTime() + intervalMs / BACKLOG_INTERVAL_DIVISOR;
         return result;
       } catch (error) {
         log.error("pruning refresh runs failed", { error });

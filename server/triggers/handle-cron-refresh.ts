@@ -55,7 +55,7 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
       signal: shutdownSignal(),
       ...(deps.refreshOptions ? { refreshOptions: deps.refreshOptions } : {}),
     });
-    await maybePruneRuns(deps.db ?? (await getDb())); // retention (DESIGN §4): at most hourly, never throws
+    await maybePruneRuns(deps.db ?? (await getDb())); // retention (DESIGN §4): hourly (sooner with a backlog), never throws
     return reply({ ok: true, ...summary }, 200);
   } catch (error) {
     const { status, body } = toHttpError(error);

@@ -60,7 +60,7 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
     passes++;
     refreshed += summary.completed + summary.failed;
     options.onPass?.(summary);
-    if (!options.signal.aborted) await maybePruneRuns(db); // retention (DESIGN §4): at most hourly, never throws
+    if (!options.signal.aborted) await maybePruneRuns(db); // retention (DESIGN §4): hourly (sooner with a backlog), never throws
     if (summary.claimed > 0) {
       log.info("worker pass", {
         claimed: summary.claimed,

@@ -346,6 +346,28 @@ describe("the schedule's hooks", () => {
     const together = await Promise.all([pruner.maybePrune(t.db, plus(200)), pruner.maybePrune(t.db, plus(200))]);
     expect(together.filter((r) => r !== null)).toHaveLength(1);
 
+    // A backlog (more than one budgeted prune's worth): the next prune may follow after 5 minutes, not an hour.
+    const { tracker } = await createActiveTracker(t.db, {
+      userId,
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/shop") },
+      definition: codeDefinition,
+    });
+    await refreshAt(tracker.id, at("2026-03-01T00:00:00Z"));
+    await unchangedAt(tracker.id, "2026-03-01T01:00:00Z", 3);
+    const stepwise = createRunPruner({ retentionDays: RETENTION_DAYS, batchSize: 1, budgetMs: 0, log });
+    expect(await stepwise.maybePrune(t.db, plus(0))).toMatchObject({ runs: 1, done: false });
+    expect(await stepwise.maybePrune(t.db, plus(4))).toBeNull();
+    expect(await stepwise.maybePrune(t.db, plus(5))).toMatchObject({ runs: 1, done: false });
+    expect(await stepwise.maybePrune(t.db, plus(10))).toMatchObject({ runs: 1, done: false });
+    // The last one finds fewer than a batch: done, and the hour applies again.
+    expect(await stepwise.maybePrune(t.db, plus(15))).toMatchObject({ runs: 0, done: true });
+    expect(await stepwise.maybePrune(t.db, plus(20))).toBeNull();
+    expect(await stepwise.maybePrune(t.db, plus(75))).not.toBeNull();
+    expect((await t.db.runDailyStat.findMany({ where: { trackerId: tracker.id } })).map((s) => s.unchanged)).toEqual([
+      3,
+    ]);
+
     // A database that fails: logged, not thrown; tried again an hour later, not before.
     const broken = await createTestDb();
     await broken.close();
