@@ -94,6 +94,18 @@ export const ZRefreshRunViewSchema = z
   .meta({ id: "RefreshRun" });
 export type TRefreshRunView = z.infer<typeof ZRefreshRunViewSchema>;
 
+/** Older runs retention summed per UTC day (unchanged checks and skipped runs past RUN_RETENTION_DAYS). */
+export const ZPrunedRunDaySchema = z
+  .object({
+    day: z.string().describe("UTC day, YYYY-MM-DD"),
+    unchanged: z.number().int().describe("Completed checks that found the page unchanged"),
+    skipped: z.number().int().describe("Runs skipped because another refresh was in flight"),
+    modelCalls: z.number().int(),
+    tokens: z.number().int(),
+  })
+  .meta({ id: "PrunedRunDay" });
+export type TPrunedRunDay = z.infer<typeof ZPrunedRunDaySchema>;
+
 export const ZRefreshResultSchema = z
   .object({
     runId: z.string(),
@@ -160,7 +172,13 @@ export const ZTimelineResponseSchema = ZTimelinePageSchema;
 export const ZListRunsRequestSchema = ZTrackerIdRequestSchema.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-export const ZListRunsResponseSchema = z.object({ runs: z.array(ZRefreshRunViewSchema) });
+export const ZListRunsResponseSchema = z.object({
+  runs: z.array(ZRefreshRunViewSchema),
+  prunedDays: z
+    .array(ZPrunedRunDaySchema)
+    .describe("Older unchanged and skipped runs, summed per day once pruned (newest first, at most `limit` days)"),
+});
+export const ZPrunedRunDaysRequestSchema = ZListRunsRequestSchema;
 
 export const ZRefreshTrackerRequestSchema = ZTrackerIdRequestSchema.extend({
   idempotencyKey: zText({ min: 1, max: 200, label: "The idempotency key" })

@@ -98,6 +98,11 @@ const ZEnvObjectSchema = z.object({
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long the worker sleeps when nothing is due (plus jitter). */
   WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /**
+   * Retention (DESIGN §4): unchanged and skipped refresh runs older than this many days are summed per tracker per day
+   * (RunDailyStat) and deleted with their usage-ledger rows; runs the timeline references and failed runs are kept.
+   */
+  RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
 
   /**
    * Costly endpoints are rate-limited per person (DESIGN §9), counted in the database so every instance shares

@@ -39,9 +39,11 @@ export * from "./commands/set-trackers-status";
 
 // Queries and their view types.
 export * from "./queries/get-numeric-series";
+export * from "./queries/get-runs-log";
 export * from "./queries/get-tracker-overview";
 export * from "./queries/get-tracker-timeline";
 export * from "./queries/list-definition-versions";
+export * from "./queries/list-pruned-run-days";
 export * from "./queries/list-refresh-runs";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";

@@ -98,6 +98,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.timeline": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.series": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.runs": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.prunedRunDays": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refresh": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refreshProgress": {
     kind: "owned",

@@ -4,6 +4,8 @@ import {
   ZListRunsRequestSchema,
   ZListTrackersRequestSchema,
   ZNumericSeriesRequestSchema,
+  ZPrunedRunDaySchema,
+  ZPrunedRunDaysRequestSchema,
   ZRefreshResultSchema,
   ZRefreshRunViewSchema,
   ZRefreshTrackerRequestSchema,
@@ -21,6 +23,7 @@ import {
   getNumericSeries,
   getTrackerOverview,
   getTrackerTimeline,
+  listPrunedRunDays,
   listRefreshRuns,
   listTrackerSummaries,
   setTrackerSchedule,
@@ -59,6 +62,13 @@ export const trackerRouter = createTRPCRouter({
     .output(z.array(ZRefreshRunViewSchema))
     .query(({ ctx, input }) =>
       listRefreshRuns(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
+    ),
+
+  prunedRunDays: protectedProcedure
+    .input(ZPrunedRunDaysRequestSchema)
+    .output(z.array(ZPrunedRunDaySchema))
+    .query(({ ctx, input }) =>
+      listPrunedRunDays(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
     ),
 
   refresh: protectedProcedure

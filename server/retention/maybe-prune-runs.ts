@@ -1,0 +1,67 @@
+import type { TDb } from "../db";
+import { getEnv } from "../env";
+import { logger as rootLogger, type TLogger } from "../logger";
+import { pruneRefreshRuns, type TPruneOptions, type TPruneResult } from "./prune-refresh-runs";
+
+export const PRUNE_INTERVAL_MS = 60 * 60_000;
+/** After a prune that stopped at its time budget with runs left (a backlog), the next may start this much sooner. */
+const BACKLOG_INTERVAL_DIVISOR = 12;
+
+export type TRunPruner = {
+  /**
+   * Prunes (pruneRefreshRuns) unless this pruner did so less than an interval ago by `now` (a twelfth of it when the
+   * last prune left a backlog), or is doing so right now. Never throws: a failed prune is logged and tried again
+   * after the interval. Null when it did not run.
+   */
+  maybePrune(db: TDb, input?: { now?: Date }): Promise<TPruneResult | null>;
+};
+
+/**
+ * A throttle around pruneRefreshRuns with its own last-run time, for the scheduler's hooks (cron route, worker):
+ * they call it after every pass and it prunes at most once per interval per process. Several processes may prune
+ * in the same hour; that is safe (see pruneRefreshRuns), just redundant.
+ */
+export function createRunPruner(
+  options: Partial<Pick<TPruneOptions, "retentionDays" | "batchSize" | "budgetMs">> & {
+    intervalMs?: number;
+    log?: TLogger;
+  } = {},
+): TRunPruner {
+  const intervalMs = options.intervalMs ?? PRUNE_INTERVAL_MS;
+  let nextAt: number | null = null;
+  let running = false;
+  return {
+    async maybePrune(db, input = {}) {
+      const now = input.now ?? new Date();
+      if (running || (nextAt !== null && now.getTime() < nextAt)) return null;
+      // Claimed before the first await, so two passes finishing together start one prune.
+      running = true;
+      nextAt = now.getTime() + intervalMs;
+      const log = (options.log ?? rootLogger).child({ component: "retention" });
+      try {
+        const result = await pruneRefreshRuns(db, {
+          now,
+          retentionDays: options.retentionDays ?? getEnv().RUN_RETENTION_DAYS,
+          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+          ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
+        });
+        if (result.runs > 0) log.info("pruned refresh runs", { ...result });
+        // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
+        if (!result.done) nextAt = now.getTime() + intervalMs / BACKLOG_INTERVAL_DIVISOR;
+        return result;
+      } catch (error) {
+        log.error("pruning refresh runs failed", { error });
+        return null;
+      } finally {
+        running = false;
+      }
+    },
+  };
+}
+
+const processPruner = createRunPruner();
+
+/** The process's pruner (at most hourly): the cron route and the worker call this after each pass. */
+export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TPruneResult | null> {
+  return processPruner.maybePrune(db, input);
+}
