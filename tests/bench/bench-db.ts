@@ -142,10 +142,14 @@ async function openPostgres(): Promise<TBenchDb> {
     await withAdminClient(url, (client) => applyMigrations(pgClientRunner(client)));
     // The same pool the app's createPostgresDb gets from PrismaPg({ connectionString }), made here so it can be counted.
     pool = new pg.Pool({ connectionString: url });
+    // Like the adapter's own listener (it only logs): a pooled connection that the DROP at the end
+    // terminates before its socket closed must not crash the run.
+    pool.on("error", () => {});
     const sql = countPgPool(pool);
     db = new PrismaClient({ adapter: new PrismaPg(pool) });
     // The probes' own connection, outside the pool: never counted, never in the CPU figure.
     probe = new pg.Client({ connectionString: url });
+    probe.on("error", () => {});
     await probe.connect();
     const probePid = Number((await probe.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
     const version =
