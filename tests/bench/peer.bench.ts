@@ -191,7 +191,8 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
     serve();
     const prepared = await prepareUrlwatch(
       pages.map((p) => site?.urlFor(p.path) ?? ""),
-      { concurrency: o.concurrency, tmpRoot: os.tmpdir() },
+      // BENCH_URLWATCH: another urlwatch (e.g. a newer one in a virtualenv), by path or name.
+      { concurrency: o.concurrency, tmpRoot: os.tmpdir(), executable: args.env.BENCH_URLWATCH },
     );
     if ("skipped" in prepared) {
       out(`  urlwatch skipped: ${prepared.skipped}. Bellwether's side runs alone, without a ratio.`);
@@ -256,6 +257,18 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
     const perPage = (value: number, rounds: TSideRound[]) => value / Math.max(1, rounds.length * o.pages);
     const ratios = (name: TSideName, against: number[]) =>
       pagesPerSecond(results.get(name) ?? []).map((r, i) => r / (against[i] as number));
+    // Bellwether's CPU per page: its process minus serving the pages (measured during urlwatch's turns) plus its
+    // PostgreSQL backends; urlwatch's: its whole process. Both per page over the measured rounds.
+    const cpuPerPage = (rs: TSideRound[], pick: (r: TSideRound) => number) => perPage(sum(rs.map(pick)), rs);
+    const servingPerPage = cpuPerPage(uw, (r) => r.cpuMs);
+    const cpuRatio = (name: TSideName) => {
+      const rs = results.get(name) ?? [];
+      const bellwether =
+        cpuPerPage(rs, (r) => r.cpuMs) -
+        servingPerPage +
+        (name === "postgres" ? cpuPerPage(rs, (r) => r.bellwether?.resources.serverCpuMs ?? Number.NaN) : 0);
+      return bellwether / cpuPerPage(uw, (r) => r.urlwatch?.cpuMs ?? Number.NaN);
+    };
     const rows: string[][] = [
       header,
       row("pages/s (median of rounds)", (_, rs) => fmt(median(pagesPerSecond(rs)))),
@@ -272,30 +285,41 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
         ),
       );
     }
+    const perPageOf = (rs: TSideRound[], pick: (r: TSideRound) => number, decimals = 2) =>
+      fmt(perPage(sum(rs.map(pick)), rs), decimals);
     rows.push(
       row("CPU ms / page, Bellwether process (serves the pages too)", (n, rs) =>
-        n === "urlwatch" ? "" : fmt(perPage(sum(rs.map((r) => r.cpuMs)), rs), 2),
+        n === "urlwatch" ? "" : perPageOf(rs, (r) => r.cpuMs),
       ),
-      row("CPU ms / page, PostgreSQL backends", (n, rs) =>
-        n === "postgres" ? fmt(perPage(sum(rs.map((r) => r.bellwether?.resources.serverCpuMs ?? 0)), rs), 2) : "",
-      ),
-      row("CPU ms / page, urlwatch process (job loop)", (n, rs) =>
-        n === "urlwatch"
-          ? `${fmt(perPage(sum(rs.map((r) => r.urlwatch?.cpuMs ?? 0)), rs), 2)} (${fmt(perPage(sum(rs.map((r) => r.urlwatch?.jobsCpuMs ?? 0)), rs), 2)})`
-          : "",
-      ),
-      row("  serving its pages, this process", (n, rs) =>
-        n === "urlwatch" ? fmt(perPage(sum(rs.map((r) => r.cpuMs)), rs), 2) : "",
-      ),
+    );
+    if (kinds.includes("postgres")) {
+      rows.push(
+        row("CPU ms / page, PostgreSQL backends", (n, rs) =>
+          n === "postgres" ? perPageOf(rs, (r) => r.bellwether?.resources.serverCpuMs ?? Number.NaN) : "",
+        ),
+      );
+    }
+    if (urlwatch) {
+      rows.push(
+        row("CPU ms / page, urlwatch process (its job loop)", (n, rs) =>
+          n === "urlwatch"
+            ? `${perPageOf(rs, (r) => r.urlwatch?.cpuMs ?? Number.NaN)} (${perPageOf(rs, (r) => r.urlwatch?.jobsCpuMs ?? Number.NaN)})`
+            : "",
+        ),
+        row("  this process serving its pages", (n, rs) => (n === "urlwatch" ? perPageOf(rs, (r) => r.cpuMs) : "")),
+        row("CPU / page, Bellwether/urlwatch (whole processes)", (n) =>
+          n === "urlwatch" ? "" : `${fmt(cpuRatio(n), 2)}×`,
+        ),
+      );
+    }
+    rows.push(
       row("SQL statements / page (+ BEGIN/COMMIT)", (n, rs) =>
         n === "urlwatch"
           ? ""
-          : `${fmt(perPage(sum(rs.map((r) => r.bellwether?.statements ?? 0)), rs))} + ${fmt(perPage(sum(rs.map((r) => r.bellwether?.control ?? 0)), rs))}`,
+          : `${perPageOf(rs, (r) => r.bellwether?.statements ?? 0, 1)} + ${perPageOf(rs, (r) => r.bellwether?.control ?? 0, 1)}`,
       ),
       row("bytes / page, table + index growth", (n, rs) =>
-        n === "urlwatch"
-          ? ""
-          : `${fmt(perPage(sum(rs.map((r) => r.bellwether?.resources.relationBytes ?? 0)), rs), 0)} B`,
+        n === "urlwatch" ? "" : `${perPageOf(rs, (r) => r.bellwether?.resources.relationBytes ?? 0, 0)} B`,
       ),
       row("outcomes", (_, rs) => {
         const counts: Record<string, number> = {};
@@ -305,9 +329,12 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
     );
     out("");
     out(table(rows));
-    out(
-      "  Bellwether's CPU includes serving the fixture pages (same process); the 'serving' line is that cost, measured during urlwatch's turns.",
-    );
+    if (urlwatch) {
+      out(
+        "  Bellwether's process also serves the fixture pages; the 'serving' line is that cost (measured during urlwatch's turns), " +
+          "subtracted in the CPU ratio, which adds the PostgreSQL backends' CPU on postgres.",
+      );
+    }
     out("");
     for (const kind of kinds) {
       const rs = results.get(kind) ?? [];
@@ -315,7 +342,8 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
         urlwatch
           ? `  RESULT peer (${kind}): Bellwether ${fmt(median(pagesPerSecond(rs)))} pages/s vs urlwatch ${fmt(median(pagesPerSecond(uw)))} ` +
               `(job loop ${fmt(median(uwJobRates))}) → Bellwether/urlwatch ${fmt(median(ratios(kind, uwJobRates)), 3)} vs its job loop, ` +
-              `${fmt(median(ratios(kind, pagesPerSecond(uw))), 3)} vs its whole process (median of ${rs.length} paired rounds, ${o.concurrency} at a time)`
+              `${fmt(median(ratios(kind, pagesPerSecond(uw))), 3)} vs its whole process (median of ${rs.length} paired rounds, ${o.concurrency} at a time); ` +
+              `${fmt(cpuRatio(kind), 2)}× urlwatch's CPU per page`
           : `  RESULT peer (${kind}): Bellwether ${fmt(median(pagesPerSecond(rs)))} pages/s; urlwatch skipped, no ratio`,
       );
     }

@@ -116,7 +116,8 @@ function createCounter(options: { onStatement?: (sql: string) => void }) {
     },
     async measure(fn) {
       const scope: TStatementScope = { statements: 0, control: 0 };
-      const value = await scopes.run(scope, fn);
+      // Awaited inside the scope: Prisma's promises are lazy and run the query when first awaited.
+      const value = await scopes.run(scope, async () => await fn());
       return { value, ...scope };
     },
     async uncounted(fn) {

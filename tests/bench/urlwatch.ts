@@ -143,11 +143,19 @@ function runProcess(
  */
 export async function prepareUrlwatch(
   urls: readonly string[],
-  options: { concurrency: number; tmpRoot: string },
+  options: {
+    concurrency: number;
+    tmpRoot: string /** Path or name; default "urlwatch" on PATH. */;
+    executable?: string;
+  },
 ): Promise<TUrlwatch | { skipped: string }> {
-  const executable = findOnPath("urlwatch");
-  if (!executable)
-    return { skipped: "urlwatch is not installed (no urlwatch on PATH; Debian: apt-get install urlwatch)" };
+  const wanted = options.executable?.trim() || "urlwatch";
+  const executable = wanted.includes("/") ? (fs.existsSync(wanted) ? wanted : undefined) : findOnPath(wanted);
+  if (!executable) {
+    return {
+      skipped: `urlwatch is not installed (${wanted.includes("/") ? `no ${wanted}` : `no ${wanted} on PATH`}; Debian: apt-get install urlwatch)`,
+    };
+  }
   const python = interpreterOf(executable);
   if (!python) return { skipped: `cannot tell which Python runs ${executable} (no #! line)` };
   const dir = fs.mkdtempSync(path.join(options.tmpRoot, "bellwether-urlwatch-"));
