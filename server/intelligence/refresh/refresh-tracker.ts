@@ -393,6 +393,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         await writeCurrentState(tx, {
           entityId: entity.id,
           fields: nextFields,
+          observed: filled.record,
           contentHash,
           definitionVersion: version,
           checkedAt: capturedAt,
