@@ -47,7 +47,8 @@ export async function getCachedEnhancement(
   db: TDb,
   userId: string,
 ): Promise<{ result: TEnhancementResult | null; inputHash: string | null }> {
-  const row = await db.feedEnhancement.findUnique({ where: { userId } });
+  // Only what the fast path merges: the pending input beside it can be as big as the whole prompt.
+  const row = await db.feedEnhancement.findUnique({ where: { userId }, select: { inputHash: true, result: true } });
   return { result: parseStoredEnhancement(row?.result, userId), inputHash: row?.inputHash ?? null };
 }
 
