@@ -210,6 +210,8 @@ for (const [name, component] of Object.entries(COMPONENTS)) {
   if (accept) QUICK_PROPS.set(name, accept);
 }
 
+const WALK = { seen: new Set<string>(), keys: [] as string[], depths: [] as number[] };
+
 /**
  * Catalog validation plus the graph checks json-render leaves to the renderer: the elements form one tree
  * under `root` — every child exists, no element is reached twice (a cycle or a shared child would make the
@@ -254,10 +256,17 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
       return { ok: false, problem: `${key} (Link) href is not an in-app path or an http(s) URL` };
     }
   }
-  // Walk the tree iteratively (a hostile spec must not overflow the stack either).
-  const seen = new Set<string>([s.root]);
-  const stackKeys = [s.root];
-  const stackDepths = [0];
+  // Walk the tree iteratively (a hostile spec must not overflow the stack either), in scratch space shared by
+  // every call (the check is synchronous): one Set and two arrays per process, not per card of every load.
+  const seen = WALK.seen;
+  const stackKeys = WALK.keys;
+  const stackDepths = WALK.depths;
+  seen.clear();
+  stackKeys.length = 0;
+  stackDepths.length = 0;
+  seen.add(s.root);
+  stackKeys.push(s.root);
+  stackDepths.push(0);
   while (stackKeys.length > 0) {
     const key = stackKeys.pop() as string;
     const depth = stackDepths.pop() as number;
