@@ -184,16 +184,20 @@ export function quickAccept(schema: z.ZodType): TQuickAccept | null {
     }
     case "object": {
       if (checks.length > 0 || def.catchall !== undefined || !def.shape) return null;
-      const fields: [string, TQuickAccept][] = [];
+      const keys: string[] = [];
+      const accepts: TQuickAccept[] = [];
       for (const [key, field] of Object.entries(def.shape)) {
         const accept = quickAccept(field);
         if (!accept) return null;
-        fields.push([key, accept]);
+        keys.push(key);
+        accepts.push(accept);
       }
       return (v) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
         const record = v as Record<string, unknown>;
-        for (const [key, accept] of fields) if (!accept(record[key])) return false;
+        // Indexed loops here and in validateFeedSpec: they run per element of every card and allocate nothing.
+        for (let i = 0; i < keys.length; i++)
+          if (!(accepts[i] as TQuickAccept)(record[keys[i] as string])) return false;
         return true;
       };
     }
@@ -210,7 +214,8 @@ for (const [name, component] of Object.entries(COMPONENTS)) {
   if (accept) QUICK_PROPS.set(name, accept);
 }
 
-const WALK = { seen: new Set<string>(), keys: [] as string[], depths: [] as number[] };
+/** The tree walk's scratch space: element key → the mark of the last call that reached it; the walk's stack. */
+const WALK = { seen: new Map<string, number>(), mark: 0, keys: [] as string[], depths: [] as number[] };
 
 /**
  * Catalog validation plus the graph checks json-render leaves to the renderer: the elements form one tree
@@ -233,7 +238,8 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
   }
   if (!Object.hasOwn(s.elements, s.root)) return { ok: false, problem: `root "${s.root}" is not an element` };
   const components = COMPONENTS;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const el = s.elements[key] as TFeedSpec["elements"][string];
     if (limits.components && !limits.components.includes(el.type)) {
       return { ok: false, problem: `${key}: component ${el.type} is not allowed here` };
@@ -256,31 +262,39 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
       return { ok: false, problem: `${key} (Link) href is not an in-app path or an http(s) URL` };
     }
   }
-  // Walk the tree iteratively (a hostile spec must not overflow the stack either), in scratch space shared by
-  // every call (the check is synchronous): one Set and two arrays per process, not per card of every load.
-  const seen = WALK.seen;
-  const stackKeys = WALK.keys;
-  const stackDepths = WALK.depths;
-  seen.clear();
+  // Walk the tree iteratively (a hostile spec must not overflow the stack either). The scratch space is shared
+  // by every call (the check is synchronous): a key counts as seen when it carries this call's mark, so nothing
+  // is cleared or allocated per card of every load.
+  const walk = WALK;
+  const mark = ++walk.mark;
+  if (walk.seen.size > 10_000) walk.seen.clear(); // keys of odd specs must not pile up
+  const stackKeys = walk.keys;
+  const stackDepths = walk.depths;
   stackKeys.length = 0;
   stackDepths.length = 0;
-  seen.add(s.root);
+  walk.seen.set(s.root, mark);
+  let reached = 1;
   stackKeys.push(s.root);
   stackDepths.push(0);
   while (stackKeys.length > 0) {
     const key = stackKeys.pop() as string;
     const depth = stackDepths.pop() as number;
-    for (const child of s.elements[key]?.children ?? []) {
+    const children = s.elements[key]?.children ?? [];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as string;
       if (!Object.hasOwn(s.elements, child)) return { ok: false, problem: `${key} has a missing child "${child}"` };
-      if (seen.has(child)) return { ok: false, problem: `${key} reaches "${child}" twice (a cycle or a shared child)` };
+      if (walk.seen.get(child) === mark) {
+        return { ok: false, problem: `${key} reaches "${child}" twice (a cycle or a shared child)` };
+      }
       if (depth + 1 > limits.maxDepth) return { ok: false, problem: `nested deeper than ${limits.maxDepth} levels` };
-      seen.add(child);
+      walk.seen.set(child, mark);
+      reached++;
       stackKeys.push(child);
       stackDepths.push(depth + 1);
     }
   }
-  if (seen.size !== keys.length) {
-    const stray = keys.find((k) => !seen.has(k));
+  if (reached !== keys.length) {
+    const stray = keys.find((k) => walk.seen.get(k) !== mark);
     return { ok: false, problem: `element "${stray}" is not reachable from the root` };
   }
   return { ok: true, spec: s };
