@@ -96,7 +96,7 @@ export function ApiTokensSection() {
           ))}
         </ul>
       ) : tokens.data ? (
-        <p className="mt-3 text-sm text-stone-600">No tokens yet.</p>
+        <p className="mt-3 text-sm text-stone-600 dark:text-stone-400">No tokens yet.</p>
       ) : null}
     </section>
   );

@@ -120,54 +120,56 @@ export function FeedSettings() {
 
   return (
     <form onSubmit={onSubmit} noValidate className="mt-4 grid gap-4 sm:grid-cols-2" aria-label="Feed settings">
-      <fieldset id="location" className="flex min-w-0 flex-col gap-3 sm:col-span-2">
-        <legend className="text-sm font-medium">Location</legend>
-        <p id={`${id}-location-hint`} className="-mt-2 text-xs text-stone-600 dark:text-stone-400">
-          For the weather card. Search by name and pick the place; its coordinates and time zone are filled in.
-        </p>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={`${id}-place`} className="text-sm font-medium">
-            Find a place
-          </label>
-          <PlaceSearch inputId={`${id}-place`} onPick={onPick} describedBy={`${id}-location-hint`} />
-        </div>
-        <div
-          className="flex min-h-9 flex-wrap items-center gap-x-3 gap-y-1 text-sm"
-          data-testid="current-place"
-          data-place={hasPlace ? placeLabel : ""}
-        >
-          {hasPlace ? (
-            <>
-              <span>
-                Place: <span className="font-medium">{placeLabel}</span>{" "}
-                <span className="text-stone-600 dark:text-stone-400">
-                  ({coordinate(values.latitude)}, {coordinate(values.longitude)})
-                </span>
-              </span>
-              <button
-                type="button"
-                className={`${buttonSecondary} px-2 py-1 text-xs`}
-                onClick={() => update({ locationName: "", latitude: "", longitude: "" })}
-              >
-                Clear place
-              </button>
-            </>
-          ) : (
-            <span className="text-stone-600 dark:text-stone-400">No place yet: the feed shows no weather.</span>
-          )}
-        </div>
-        <details
-          open={manualOpen}
-          onToggle={(e) => setManualOpen(e.currentTarget.open)}
-          className="rounded-md border border-stone-200 px-3 py-2 dark:border-stone-800"
-        >
-          <summary className="cursor-pointer text-sm font-medium">Enter coordinates manually</summary>
-          <div className="mt-3 grid gap-4 pb-1 sm:grid-cols-3">
-            {field("locationName", "Place name", { placeholder: "London" })}
-            {field("latitude", "Latitude", { inputMode: "decimal", placeholder: "51.5" })}
-            {field("longitude", "Longitude", { inputMode: "decimal", placeholder: "-0.12" })}
+      <fieldset id="location" className="min-w-0 sm:col-span-2">
+        <legend className="text-sm font-semibold">Location</legend>
+        <div className="mt-1 flex flex-col gap-3">
+          <p id={`${id}-location-hint`} className="text-xs text-stone-600 dark:text-stone-400">
+            For the weather card. Search by name and pick the place; its coordinates and time zone are filled in.
+          </p>
+          <div className="flex flex-col gap-1">
+            <label htmlFor={`${id}-place`} className="text-sm font-medium">
+              Find a place
+            </label>
+            <PlaceSearch inputId={`${id}-place`} onPick={onPick} describedBy={`${id}-location-hint`} />
           </div>
-        </details>
+          <div
+            className="flex min-h-9 flex-wrap items-center gap-x-3 gap-y-1 text-sm"
+            data-testid="current-place"
+            data-place={hasPlace ? placeLabel : ""}
+          >
+            {hasPlace ? (
+              <>
+                <span>
+                  Place: <span className="font-medium">{placeLabel}</span>{" "}
+                  <span className="text-stone-600 dark:text-stone-400">
+                    ({coordinate(values.latitude)}, {coordinate(values.longitude)})
+                  </span>
+                </span>
+                <button
+                  type="button"
+                  className={`${buttonSecondary} px-2 py-1 text-xs`}
+                  onClick={() => update({ locationName: "", latitude: "", longitude: "" })}
+                >
+                  Clear place
+                </button>
+              </>
+            ) : (
+              <span className="text-stone-600 dark:text-stone-400">No place yet: the feed shows no weather.</span>
+            )}
+          </div>
+          <details
+            open={manualOpen}
+            onToggle={(e) => setManualOpen(e.currentTarget.open)}
+            className="rounded-md border border-stone-200 px-3 py-2 dark:border-stone-800"
+          >
+            <summary className="cursor-pointer text-sm font-medium">Enter coordinates manually</summary>
+            <div className="mt-3 grid gap-4 pb-1 sm:grid-cols-3">
+              {field("locationName", "Place name", { placeholder: "London" })}
+              {field("latitude", "Latitude", { inputMode: "decimal", placeholder: "51.5" })}
+              {field("longitude", "Longitude", { inputMode: "decimal", placeholder: "-0.12" })}
+            </div>
+          </details>
+        </div>
       </fieldset>
       {field("timezone", "Time zone", {
         placeholder: "Europe/London",
