@@ -87,6 +87,8 @@ const ZEnvObjectSchema = z.object({
   GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
   /** Open-Meteo forecast API origin (a local fixture in tests). */
   OPEN_METEO_BASE_URL: httpUrl.default("https://api.open-meteo.com"),
+  /** Open-Meteo geocoding API origin for Settings' place search (a local fixture in tests). */
+  GEOCODING_BASE_URL: httpUrl.default("https://geocoding-api.open-meteo.com"),
   /** Feed enhancement waits this long for changes to settle before calling the model. */
   FEED_ENHANCE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
 
