@@ -283,11 +283,13 @@ describe("the list view", () => {
     ]);
     expect(before.trackers[0]?.lastChange).toBeNull(); // the baseline is not a change
 
-    site.setPage("/list-widget", { body: SHOP("35.00", "1200") });
+    // The price moves materially; the stock moves by 2 (noise under its 5-unit rule) in the same refresh.
+    site.setPage("/list-widget", { body: SHOP("35.00", "1198") });
     await refreshTracker(t.db, tracker.id, options);
     const after = await getTrackersList(t.db, { userId: carol });
     const item = after.trackers[0];
     expect(item?.values[0]).toEqual({ name: "price", label: "Price", text: "$35.00" });
+    // Only what made the change material is stated, not the noise recorded beside it.
     expect(item?.lastChange?.fields).toEqual([{ name: "price", label: "Price", text: "$39.50 → $35.00 (−11%)" }]);
     expect(item?.lastMaterialAt?.getTime()).toBe(item?.lastChange?.capturedAt.getTime());
 

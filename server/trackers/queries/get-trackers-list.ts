@@ -131,18 +131,18 @@ function currentValues(
   }));
 }
 
-/** The fields of the change that were judged material first, then the rest; signals only when nothing else moved. */
+/**
+ * The fields of the change that were judged material (a noise move recorded beside them is not what made it
+ * material); every field when none says so, notable signals only when nothing else moved.
+ */
 function lastChange(row: TLastMaterialRow, formats: Map<string, TValueFormat>): TLastChangeView {
   const delta = ZChangeDeltaSchema.safeParse(row.delta);
   const decisions = ZChangeDecisionsSchema.safeParse(row.decisions);
   const entries = delta.success ? Object.entries(delta.data) : [];
   const verdict = (name: string) => (decisions.success ? decisions.data[name]?.verdict : undefined);
   const fields = entries.filter(([name]) => name !== NOTABLE_SIGNALS);
-  const ordered = [
-    ...fields.filter(([name]) => verdict(name) === "material"),
-    ...fields.filter(([name]) => verdict(name) !== "material"),
-  ];
-  const shown = ordered.length ? ordered : entries;
+  const material = fields.filter(([name]) => verdict(name) === "material");
+  const shown = material.length ? material : fields.length ? fields : entries;
   return {
     capturedAt: new Date(row.capturedAt),
     fields: shown.slice(0, MAX_CHANGED_FIELDS).map(([name, d]) => ({
