@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readMigrations } from "@/server/db";
+import { readMigrations, type TDb } from "@/server/db";
 import { trackerTitle } from "@/server/intelligence/setup/tracker-title";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import { createPostgresTestDb, createTestDb, hasPostgres, type TPostgresTestDb, type TTestDb } from "../helpers/db";
 
 /**
  * Titles stored before titles came from the decision: the migration cleans every setup-made tracker whose title holds
@@ -70,12 +70,15 @@ const EXAMPLES: TExample[] = [
 ];
 
 let t: TTestDb;
+let pg: TPostgresTestDb | null = null;
 
 beforeAll(async () => {
   t = await createTestDb();
-  await t.db.user.create({ data: { id: "u1", name: "U" } });
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await pg?.drop();
+});
 
 describe("tracker titles", () => {
   it.each(EXAMPLES)("new trackers: $message → $expected", (example) => {
@@ -85,40 +88,56 @@ describe("tracker titles", () => {
     ).toBe(example.expected);
   });
 
-  it("the migration cleans stored setup titles exactly like new ones, and leaves others alone", async () => {
-    if (!MIGRATION) throw new Error("the clean_setup_tracker_titles migration is missing");
-    const rows = EXAMPLES.map((example, i) => ({ id: `tr-${i}`, example }));
-    for (const { id, example } of rows) {
-      const capabilityInput = example.placeId ? { placeId: example.placeId } : { url: urlIn(example) };
-      const sample = example.placeName
-        ? { label: "x", results: { place: { name: example.placeName }, document: { title: null } } }
-        : { label: "x", results: { document: { title: example.pageTitle ?? null } } };
-      await t.pglite.query(
-        `INSERT INTO "Tracker" ("id", "userId", "decision", "capability", "capabilityInput", "updatedAt")
-         VALUES ($1, 'u1', $2, $3, $4, now())`,
-        [id, example.message, example.placeId ? "maps.place" : "web.scrape", JSON.stringify(capabilityInput)],
-      );
-      await t.pglite.query(
-        `INSERT INTO "SetupSession" ("id", "userId", "trackerId", "sample", "updatedAt") VALUES ($1, 'u1', $2, $3, now())`,
-        [`s-${id}`, id, JSON.stringify(sample)],
-      );
-    }
-    // Made through the API (no setup conversation): its title is the person's and stays, address and all.
-    await t.pglite.query(
-      `INSERT INTO "Tracker" ("id", "userId", "decision", "capability", "capabilityInput", "updatedAt")
-       VALUES ('api', 'u1', 'watch https://shop.example/x', 'web.scrape', '{"url":"https://shop.example/x"}', now())`,
-    );
-    await t.pglite.exec(MIGRATION.sql);
-    const stored = await t.db.tracker.findMany({ select: { id: true, decision: true } });
-    const byId = new Map(stored.map((s) => [s.id, s.decision]));
-    expect(rows.map(({ id }) => byId.get(id))).toEqual(EXAMPLES.map((e) => e.expected));
-    expect(byId.get("api")).toBe("watch https://shop.example/x");
-    // Clean titles hold no address, so running it again changes nothing.
-    await t.pglite.exec(MIGRATION.sql);
-    const again = await t.db.tracker.findMany({ select: { id: true, decision: true } });
-    expect(new Map(again.map((s) => [s.id, s.decision]))).toEqual(byId);
+  it("the migration cleans stored setup titles exactly like new ones, and leaves others alone (PGlite)", () =>
+    checkMigration(t.db));
+
+  // PostgreSQL's own regex engine and locale, when TEST_DATABASE_URL is set.
+  it.skipIf(!hasPostgres)("the same on PostgreSQL", async () => {
+    pg = await createPostgresTestDb();
+    await checkMigration(pg.db);
   });
 });
+
+async function checkMigration(db: TDb) {
+  if (!MIGRATION) throw new Error("the clean_setup_tracker_titles migration is missing");
+  await db.user.create({ data: { id: "u1", name: "U" } });
+  const rows = EXAMPLES.map((example, i) => ({ id: `tr-${i}`, example }));
+  for (const { id, example } of rows) {
+    const capabilityInput = example.placeId ? { placeId: example.placeId } : { url: urlIn(example) };
+    const sample = example.placeName
+      ? { label: "x", results: { place: { name: example.placeName }, document: { title: null } } }
+      : { label: "x", results: { document: { title: example.pageTitle ?? null } } };
+    await db.tracker.create({
+      data: {
+        id,
+        userId: "u1",
+        decision: example.message,
+        capability: example.placeId ? "maps.place" : "web.scrape",
+        capabilityInput,
+        setup: { create: { id: `s-${id}`, userId: "u1", sample } },
+      },
+    });
+  }
+  // Made through the API (no setup conversation): its title is the person's and stays, address and all.
+  await db.tracker.create({
+    data: {
+      id: "api",
+      userId: "u1",
+      decision: "watch https://shop.example/x",
+      capability: "web.scrape",
+      capabilityInput: { url: "https://shop.example/x" },
+    },
+  });
+  await db.$executeRawUnsafe(MIGRATION.sql);
+  const stored = await db.tracker.findMany({ select: { id: true, decision: true } });
+  const byId = new Map(stored.map((s) => [s.id, s.decision]));
+  expect(rows.map(({ id }) => byId.get(id))).toEqual(EXAMPLES.map((e) => e.expected));
+  expect(byId.get("api")).toBe("watch https://shop.example/x");
+  // Clean titles hold no address, so running it again changes nothing.
+  await db.$executeRawUnsafe(MIGRATION.sql);
+  const again = await db.tracker.findMany({ select: { id: true, decision: true } });
+  expect(new Map(again.map((s) => [s.id, s.decision]))).toEqual(byId);
+}
 
 function urlIn(example: TExample): string {
   return /(https?:\/\/|www\.)\S+/.exec(example.message)?.[0] ?? "https://shop.example/";
