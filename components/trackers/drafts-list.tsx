@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonDanger, buttonSecondary } from "@/components/ui/button-styles";
 import type { TDraftListItem } from "@/contracts/trackers";
-import { formatAgo, formatDaysUntil } from "./format";
+import { formatDaysUntil } from "./format";
+import { RelativeTime } from "./relative-time";
 
 /**
  * Unfinished setups, apart from the trackers: each resumes its setup chat where it stopped or is discarded (after an
@@ -87,11 +88,8 @@ function DraftRow({
           {draft.target}
         </p>
         <p className="mt-1 text-xs text-stone-600 dark:text-stone-400">
-          Last edited{" "}
-          <time dateTime={draft.touchedAt.toISOString()} title={draft.touchedAt.toISOString()}>
-            {formatAgo(draft.touchedAt, asOf)}
-          </time>{" "}
-          · discarded automatically {formatDaysUntil(draft.discardAfter, asOf)} unless resumed
+          Last edited <RelativeTime value={draft.touchedAt} asOf={asOf} /> · discarded automatically{" "}
+          {formatDaysUntil(draft.discardAfter, asOf)} unless resumed
         </p>
       </div>
       {confirming ? (

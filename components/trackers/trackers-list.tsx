@@ -9,7 +9,8 @@ import { buttonDanger, buttonPrimary, buttonSecondary } from "@/components/ui/bu
 import { EmptyState } from "@/components/ui/empty-state";
 import type { TTrackerListItem } from "@/contracts/trackers";
 import { DraftsList } from "./drafts-list";
-import { formatAgo, formatSchedule } from "./format";
+import { formatSchedule } from "./format";
+import { RelativeTime } from "./relative-time";
 import { StatusBadge } from "./status-badge";
 
 const FILTERS = [
@@ -319,13 +320,11 @@ function TrackerRow({
           {t.lastChange ? (
             <p>
               <span className="text-stone-600 dark:text-stone-400">Last material change </span>
-              <time
-                dateTime={t.lastChange.capturedAt.toISOString()}
-                title={t.lastChange.capturedAt.toISOString()}
+              <RelativeTime
+                value={t.lastChange.capturedAt}
+                asOf={asOf}
                 className="text-stone-600 dark:text-stone-400"
-              >
-                {formatAgo(t.lastChange.capturedAt, asOf)}
-              </time>
+              />
               <span className="text-stone-600 dark:text-stone-400">: </span>
               {t.lastChange.fields.map((f, i) => (
                 <span key={f.name}>
