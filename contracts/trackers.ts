@@ -195,7 +195,7 @@ export const ZTrackerResponseSchema = z.object({ tracker: ZTrackerSummarySchema 
 
 export const ZSetStatusManyRequestSchema = z.object({
   trackerIds: z.array(ZIdSchema).min(1).max(500),
-  status: z.enum(["active", "paused"]),
+  status: z.enum(["active", "paused", "archived"]).describe("active resumes, paused pauses, archived archives (final)"),
 });
 export const ZSetStatusManyResponseSchema = z.object({
   updated: z.array(z.string()),
@@ -203,6 +203,57 @@ export const ZSetStatusManyResponseSchema = z.object({
 });
 
 export const ZNumericSeriesRequestSchema = ZTrackerIdRequestSchema;
+
+// ── the trackers list page ─────────────────────────────────────────────────────────────────────────────────────
+
+/** One field as people read it: "Price" · "$39.50" (contracts/definition/format-value.ts). */
+export const ZFieldValueViewSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  text: z.string(),
+});
+export type TFieldValueView = z.infer<typeof ZFieldValueViewSchema>;
+
+/** The latest material change: when, and each field that moved ("$39.50 → $35.00 (−11%)"). */
+export const ZLastChangeViewSchema = z.object({
+  capturedAt: z.date(),
+  fields: z.array(ZFieldValueViewSchema),
+});
+export type TLastChangeView = z.infer<typeof ZLastChangeViewSchema>;
+
+/** A tracker in the list: its summary, what its source says now (main fields) and its last material change. */
+export const ZTrackerListItemSchema = ZTrackerSummarySchema.extend({
+  values: z.array(ZFieldValueViewSchema),
+  lastChange: ZLastChangeViewSchema.nullable(),
+});
+export type TTrackerListItem = z.infer<typeof ZTrackerListItemSchema>;
+
+/** An unfinished setup: a draft tracker (never locked), resumable in its setup chat, discarded when stale. */
+export const ZDraftListItemSchema = z.object({
+  id: z.string(),
+  decision: z.string(),
+  capability: z.string(),
+  target: z.string(),
+  createdAt: z.date(),
+  /** The last time the draft or its conversation changed. */
+  touchedAt: z.date(),
+  /** When it is discarded automatically unless touched again. */
+  discardAfter: z.date(),
+  /** The setup conversation Resume opens (null: made without one; it can only be discarded). */
+  setupSessionId: z.string().nullable(),
+});
+export type TDraftListItem = z.infer<typeof ZDraftListItemSchema>;
+
+export const ZTrackersListViewSchema = z.object({
+  trackers: z.array(ZTrackerListItemSchema),
+  drafts: z.array(ZDraftListItemSchema),
+  /** The instant the view was read: relative times ("2 h ago") are computed from it on server and client alike. */
+  asOf: z.date(),
+});
+export type TTrackersListView = z.infer<typeof ZTrackersListViewSchema>;
+
+export const ZDiscardDraftRequestSchema = ZTrackerIdRequestSchema;
+export const ZDiscardDraftResponseSchema = z.object({ trackerId: z.string() });
 
 export const ZListVersionsRequestSchema = ZTrackerIdRequestSchema;
 export const ZListVersionsResponseSchema = z.object({ versions: z.array(ZDefinitionVersionWithChangesSchema) });

@@ -1,6 +1,7 @@
 import type { TDb } from "../db";
 import { getEnv } from "../env";
-import { logger as rootLogger, type TLogger } from "../logger";
+import { createThrottledJob } from "../lib/throttled-job";
+import type { TLogger } from "../logger";
 import { pruneRefreshRuns, type TPruneOptions, type TPruneResult } from "./prune-refresh-runs";
 
 export const PRUNE_INTERVAL_MS = 60 * 60_000;
@@ -17,9 +18,9 @@ export type TRunPruner = {
 };
 
 /**
- * A throttle around pruneRefreshRuns with its own last-run time, for the scheduler's hooks (cron route, worker):
- * they call it after every pass and it prunes at most once per interval per process. Several processes may prune
- * in the same hour; that is safe (see pruneRefreshRuns), just redundant.
+ * A throttle (server/lib/throttled-job.ts) around pruneRefreshRuns with its own last-run time, for the scheduler's
+ * maintenance hook (cron route, worker): called after every pass, it prunes at most once per interval per process.
+ * Several processes may prune in the same hour; that is safe (see pruneRefreshRuns), just redundant.
  */
 export function createRunPruner(
   options: Partial<Pick<TPruneOptions, "retentionDays" | "batchSize" | "budgetMs">> & {
@@ -28,40 +29,30 @@ export function createRunPruner(
   } = {},
 ): TRunPruner {
   const intervalMs = options.intervalMs ?? PRUNE_INTERVAL_MS;
-  let nextAt: number | null = null;
-  let running = false;
-  return {
-    async maybePrune(db, input = {}) {
-      const now = input.now ?? new Date();
-      if (running || (nextAt !== null && now.getTime() < nextAt)) return null;
-      // Claimed before the first await, so two passes finishing together start one prune.
-      running = true;
-      nextAt = now.getTime() + intervalMs;
-      const log = (options.log ?? rootLogger).child({ component: "retention" });
-      try {
-        const result = await pruneRefreshRuns(db, {
-          now,
-          retentionDays: options.retentionDays ?? getEnv().RUN_RETENTION_DAYS,
-          ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-          ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
-        });
-        if (result.runs > 0) log.info("pruned refresh runs", { ...result });
-        // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
-        if (!result.done) nextAt = now.getTime() + intervalMs / BACKLOG_INTERVAL_DIVISOR;
-        return result;
-      } catch (error) {
-        log.error("pruning refresh runs failed", { error });
-        return null;
-      } finally {
-        running = false;
-      }
+  const job = createThrottledJob<TDb, TPruneResult>({
+    component: "retention",
+    failureMessage: "pruning refresh runs failed",
+    intervalMs,
+    // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
+    backlogIntervalMs: intervalMs / BACKLOG_INTERVAL_DIVISOR,
+    run: (db, now) =>
+      pruneRefreshRuns(db, {
+        now,
+        retentionDays: options.retentionDays ?? getEnv().RUN_RETENTION_DAYS,
+        ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+        ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
+      }),
+    report: (result, log) => {
+      if (result.runs > 0) log.info("pruned refresh runs", { ...result });
     },
-  };
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return { maybePrune: (db, input) => job.maybeRun(db, input) };
 }
 
 const processPruner = createRunPruner();
 
-/** The process's pruner (at most hourly): the cron route and the worker call this after each pass. */
+/** The process's pruner (at most hourly): the maintenance hook of the cron route and the worker calls this. */
 export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TPruneResult | null> {
   return processPruner.maybePrune(db, input);
 }

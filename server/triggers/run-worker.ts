@@ -1,8 +1,8 @@
 import type { TDb } from "../db";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { logger as rootLogger, type TLogger } from "../logger";
-import { maybePruneRuns } from "../retention";
 import { runDueRefreshes, type TRunDueSummary } from "./run-due-refreshes";
+import { runMaintenance } from "./run-maintenance";
 
 export type TWorkerOptions = {
   concurrency: number;
@@ -60,7 +60,7 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
     passes++;
     refreshed += summary.completed + summary.failed;
     options.onPass?.(summary);
-    if (!options.signal.aborted) await maybePruneRuns(db); // retention (DESIGN §4): hourly (sooner with a backlog), never throws
+    if (!options.signal.aborted) await runMaintenance(db); // retention (DESIGN §4) and stale drafts: hourly, never throws
     if (summary.claimed > 0) {
       log.info("worker pass", {
         claimed: summary.claimed,

@@ -3,7 +3,7 @@ import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import { lockDefinition, saveDraftDefinition } from "../tracker-store";
 import { toDraftView } from "./draft-view";
-import { getSetupSession, setSetupStatus } from "./session";
+import { getSetupSession, setSetupStatus, touchSetupSession } from "./session";
 
 /**
  * A draft saved from the chat or the card: validated and stored as the tracker's draft (never locked
@@ -20,6 +20,8 @@ export async function saveSetupDraft(
     trackerId: session.trackerId,
     definition: input.definition,
   });
+  // A card edit touches the conversation like a message does, so the draft is not "untouched" (stale-draft discard).
+  await touchSetupSession(db, { sessionId: session.id });
   const definition = row.definition as Record<string, unknown>;
   return { version: row.version, definition, view: toDraftView(definition) };
 }

@@ -9,6 +9,7 @@
 
 export * from "./claim-due-trackers";
 export * from "./create-tracker";
+export * from "./delete-draft-tracker";
 export * from "./delete-tracker";
 export * from "./get-locked-definition";
 export * from "./get-tracker";
