@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
-import { getTrackerOverview } from "@/server/trackers";
+import { getTrackerOverview, getTrackersList } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
@@ -62,6 +62,10 @@ describe("current state: observed and baseline", () => {
       fields: { price: { amount: 100, currency: "USD" } },
       observed: { price: { amount: 102, currency: "USD" } },
     });
+
+    // The trackers list shows what the page says now, too.
+    const listed = (await getTrackersList(t.db, { userId })).trackers.find((r) => r.id === tracker.id);
+    expect(listed?.values.find((v) => v.name === "price")?.text).toMatch(/102/);
 
     site.setPage("/obs", { body: `<main><span id="price">$104.00</span></main>` }); // +4 % vs baseline: still noise
     expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("noise");

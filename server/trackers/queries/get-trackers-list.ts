@@ -54,12 +54,16 @@ export async function getTrackersList(
     ? await db.trackedEntity.findMany({
         where: { trackerId: { in: ids } },
         orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }],
-        select: { trackerId: true, state: { select: { fields: true } } },
+        select: { trackerId: true, state: { select: { fields: true, observed: true } } },
       })
     : [];
   const states = new Map<string, Record<string, unknown>>();
   for (const entity of entities) {
-    const fields = entity.state?.fields;
+    // What the source says now (a noise verdict keeps the baseline in `fields`, not here); rows from before
+    // observed values were kept have an empty object there.
+    const observed = entity.state?.observed;
+    const hasObserved = !!observed && typeof observed === "object" && Object.keys(observed).length > 0;
+    const fields = hasObserved ? observed : entity.state?.fields;
     if (!states.has(entity.trackerId) && fields && typeof fields === "object" && !Array.isArray(fields)) {
       states.set(entity.trackerId, fields as Record<string, unknown>);
     }
