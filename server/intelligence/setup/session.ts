@@ -21,7 +21,13 @@ export type TSetupState = {
   messages: TSetupUIMessage[];
   /** The stored sample: { capability, input, label, results } (see TSetupSample). */
   sample: unknown | null;
-  tracker: { id: string; status: string; decision: string; lockedVersion: number | null } | null;
+  tracker: {
+    id: string;
+    status: string;
+    decision: string;
+    lockedVersion: number | null;
+    scheduleMinutes: number;
+  } | null;
   /** The unlocked draft (version lockedVersion + 1), if one is saved. */
   draft: { version: number; definition: TTrackerDefinition; view: TDraftView } | null;
 };
@@ -70,7 +76,13 @@ export async function getSetupState(db: TDb | TTx, input: { userId: string; sess
   let draft: TSetupState["draft"] = null;
   if (session.trackerId) {
     const t = await getTracker(db, { userId: input.userId, trackerId: session.trackerId });
-    tracker = { id: t.id, status: t.status, decision: t.decision, lockedVersion: t.lockedVersion };
+    tracker = {
+      id: t.id,
+      status: t.status,
+      decision: t.decision,
+      lockedVersion: t.lockedVersion,
+      scheduleMinutes: t.scheduleMinutes,
+    };
     const version = (t.lockedVersion ?? 0) + 1;
     const row = await db.trackerDefinition.findFirst({ where: { trackerId: t.id, version, lockedAt: null } });
     const parsed = row ? parseDefinition(row.definition) : null;
