@@ -187,6 +187,14 @@ export const ZRefreshTrackerRequestSchema = ZTrackerIdRequestSchema.extend({
 });
 export const ZRefreshTrackerResponseSchema = z.object({ run: ZRefreshResultSchema });
 
+/** tracker.events (SSE): one tracker's live events; `lastEventId` resumes after an event id (or a time, in ms). */
+export const ZTrackerEventsRequestSchema = ZTrackerIdRequestSchema.extend({
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .nullish(),
+});
+
 export const ZSetScheduleRequestSchema = ZTrackerIdRequestSchema.extend({ scheduleMinutes: ZScheduleMinutesSchema });
 export const ZSetStatusRequestSchema = ZTrackerIdRequestSchema.extend({
   status: z.enum(["active", "paused", "archived"]).describe("active resumes, paused pauses, archived archives"),
