@@ -70,10 +70,14 @@ describe("tracker router", () => {
     expect(series).toEqual([
       {
         field: "price",
+        label: "Price",
+        format: { type: "number" },
         points: [
           expect.objectContaining({ value: 100, materiality: "baseline" }),
           expect.objectContaining({ value: 80, materiality: "material" }),
         ],
+        // What the source says now, at the last check (here the material change's value).
+        now: { at: expect.any(Date), value: 80 },
       },
     ]);
     const runs = await api.tracker.runs({ trackerId });

@@ -5,6 +5,7 @@ import {
   ZListRunsRequestSchema,
   ZListTrackersRequestSchema,
   ZNumericSeriesRequestSchema,
+  ZNumericSeriesResponseSchema,
   ZPrunedRunDaySchema,
   ZPrunedRunDaysRequestSchema,
   ZRefreshResultSchema,
@@ -58,6 +59,7 @@ export const trackerRouter = createTRPCRouter({
 
   series: protectedProcedure
     .input(ZNumericSeriesRequestSchema)
+    .output(ZNumericSeriesResponseSchema)
     .query(({ ctx, input }) => getNumericSeries(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   runs: protectedProcedure
