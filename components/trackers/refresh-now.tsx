@@ -109,7 +109,7 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
   const line = "min-h-10 line-clamp-2 text-sm";
 
   return (
-    <div className="flex w-full shrink-0 flex-col gap-2 sm:w-64" data-testid="refresh-now">
+    <div className="flex w-full shrink-0 flex-col gap-2 sm:w-64 sm:items-end" data-testid="refresh-now">
       <button
         type="button"
         className={`${buttonPrimary} w-40`}
@@ -120,7 +120,7 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
         {running ? "Refreshing…" : "Refresh now"}
       </button>
       {/* Beside the header (sm and up) the block's room is kept from the start, so a click moves nothing. */}
-      <div id="refresh-feedback" className="space-y-1 sm:min-h-[4.25rem]">
+      <div id="refresh-feedback" className="w-full space-y-1 sm:min-h-[4.25rem] sm:text-right">
         {running ? (
           <p role="status" data-testid="refresh-progress" data-step={furthest ?? ""} className={line}>
             {furthest ? `${STEP_LABELS[furthest]}…` : "Starting…"}
@@ -149,11 +149,15 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
           </p>
         ) : null}
         {view.phase !== "idle" ? (
-          <ol data-testid="refresh-steps" aria-label="Refresh steps" className="flex gap-1 text-sm">
+          <ol data-testid="refresh-steps" aria-label="Refresh steps" className="flex gap-1 text-sm sm:justify-end">
             {STEPS.map((name) => {
               const event = steps.find((s) => s.step === name);
               const status: TSlotStatus = event?.status ?? "pending";
-              const mark = STATUS_MARKS[status];
+              // A run that ended before a step (an unchanged page stops after the pre-check) did not need it.
+              const mark =
+                status === "pending" && !running
+                  ? { ...STATUS_MARKS.pending, label: "not needed" }
+                  : STATUS_MARKS[status];
               const timing = event && event.status !== "running" && event.ms > 0 ? ` · ${event.ms} ms` : "";
               const detail = event && event.status !== "running" && event.detail ? ` · ${event.detail}` : "";
               return (

@@ -93,6 +93,29 @@ describe("tracker router", () => {
     expect(listed?.lastMaterialAt).toBeInstanceOf(Date);
   });
 
+  it("the chart's series ends at what the source says now: a noise move is no point but is the observed value", async () => {
+    site.setPage("/n", { body: page("100") });
+    const { tracker } = await createActiveTracker(db.db, {
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/n") },
+      definition,
+    });
+    const api = caller(me);
+    const trackerId = tracker.id;
+    const before = await api.tracker.series({ trackerId });
+    expect(before).toEqual([]); // nothing recorded yet: no chart
+    await api.tracker.refresh({ trackerId });
+    site.setPage("/n", { body: page("102") });
+    expect(await api.tracker.refresh({ trackerId })).toMatchObject({ outcome: "noise" });
+    const [price] = await api.tracker.series({ trackerId });
+    expect(price?.points).toEqual([expect.objectContaining({ value: 100, materiality: "baseline" })]);
+    expect(price?.now?.value).toBe(102);
+    const state = (await api.tracker.get({ trackerId })).state;
+    expect(price?.now?.at).toEqual(state?.lastCheckedAt);
+    // The definition view says how its values read.
+    expect((await api.tracker.get({ trackerId })).definition?.fields[0]?.format).toEqual({ type: "number" });
+  });
+
   it("version history says what changed between versions", async () => {
     site.setPage("/v", { body: page("1") });
     const { tracker } = await createActiveTracker(db.db, {
