@@ -52,8 +52,8 @@ export function formatLocalDay(date: Date, options: { locale?: string } = {}): s
 }
 
 /**
- * A time-axis tick in the reader's locale and zone: the time of day while the axis spans less than two days,
- * the day and month otherwise. Client only (charts render after hydration).
+ * A time-axis tick in the reader's locale and zone: with seconds while the axis spans under five minutes, the time
+ * of day under two days, the day and month beyond. Client only (charts render after hydration).
  */
 export function formatAxisTime(
   date: Date,
@@ -62,6 +62,10 @@ export function formatAxisTime(
 ): string {
   const zone = options.timeZone ? { timeZone: options.timeZone } : {};
   const parts: Intl.DateTimeFormatOptions =
-    spanMs < 2 * 86_400_000 ? { hour: "2-digit", minute: "2-digit" } : { day: "numeric", month: "short" };
+    spanMs < 5 * 60_000
+      ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+      : spanMs < 2 * 86_400_000
+        ? { hour: "2-digit", minute: "2-digit" }
+        : { day: "numeric", month: "short" };
   return new Intl.DateTimeFormat(options.locale, { ...parts, ...zone }).format(date);
 }

@@ -94,6 +94,12 @@ export function FieldChart({ series }: { series: TNumericSeries }) {
   const integer = format?.type === "integer";
   const y = scaleLinear({ domain: valueDomain(values, integer), range: [innerHeight, 0], nice: true });
   const yTicks = y.ticks(4).filter((v) => !integer || Number.isInteger(v));
+  // At least the two ends, and never the same label twice (ticks finer than the format's unit).
+  const timeLabel = (t: Date) => formatAxisTime(t, span);
+  const rawTimeTicks = x.ticks(Math.max(2, Math.floor(innerWidth / 110)));
+  const timeTicks = (rawTimeTicks.length >= 2 ? rawTimeTicks : timeDomain).filter(
+    (t, i, all) => i === 0 || timeLabel(t) !== timeLabel(all[i - 1] as Date),
+  );
   const recorded = marks.filter((m) => m.kind !== "now");
   const nowMark = marks.find((m) => m.kind === "now");
   const lastRecorded = recorded.at(-1);
@@ -181,8 +187,8 @@ export function FieldChart({ series }: { series: TNumericSeries }) {
               <AxisBottom
                 top={innerHeight}
                 scale={x}
-                numTicks={Math.max(2, Math.floor(innerWidth / 90))}
-                tickFormat={(v) => formatAxisTime(v as Date, span)}
+                tickValues={timeTicks}
+                tickFormat={(v) => timeLabel(v as Date)}
                 stroke="currentColor"
                 tickStroke="currentColor"
                 axisClassName="chart-axis-time"

@@ -27,6 +27,12 @@ const definition = {
   materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
 };
 
+async function trpc(request: APIRequestContext, path: string, input: unknown): Promise<Record<string, string>> {
+  const res = await request.post(`/api/trpc/${path}`, { data: { json: input } });
+  expect(res.ok(), `${path}: ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json;
+}
+
 async function createToken(request: APIRequestContext): Promise<string> {
   const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e tracker page" } } });
   expect(res.ok()).toBe(true);
@@ -107,6 +113,22 @@ for (const viewport of [
       await expect(runs).toHaveCount(9);
       await expect(runs.first()).toHaveAttribute("data-status", "completed");
       await expect(runs.first()).toContainText("material: price");
+
+      // A second definition version: named once, on the first entry judged under it — not on every entry.
+      const { sessionId } = await trpc(page.request, "setup.openEdit", { trackerId: id });
+      await trpc(page.request, "setup.saveDraft", {
+        sessionId,
+        definition: {
+          ...definition,
+          materiality: { ...definition.materiality, price: { kind: "numeric", relative: 0.1 } },
+        },
+      });
+      await trpc(page.request, "setup.lock", { sessionId });
+      await site.setPage(path, { body: shop("$60.00", "4.0") });
+      expect((await refresh()).outcome).toBe("material");
+      await expect(entries).toHaveCount(3);
+      await expect(page.getByTestId("timeline-version")).toHaveCount(1);
+      await expect(entries.first().getByTestId("timeline-version")).toHaveText("definition v2 from here");
       expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
 
       // The chart: a time axis and a value axis with ticks, material points marked, a tooltip per point.
@@ -117,8 +139,8 @@ for (const viewport of [
       await expect.poll(() => timeTicks.count()).toBeGreaterThanOrEqual(2);
       await expect.poll(() => valueTicks.count()).toBeGreaterThanOrEqual(2);
       await expect(valueTicks.first()).toHaveText(/^\$\d+\.\d{2}$/);
-      await expect(chart.locator('[data-testid="chart-point"][data-materiality="material"]')).toHaveCount(1);
-      await chart.locator('[data-testid="chart-point"][data-materiality="material"]').hover();
+      await expect(chart.locator('[data-testid="chart-point"][data-materiality="material"]')).toHaveCount(2);
+      await chart.locator('[data-testid="chart-point"][data-materiality="material"]').first().hover();
       const tooltip = chart.getByTestId("chart-tooltip");
       await expect(tooltip).toContainText("$80.00");
       await expect(tooltip).toContainText("material change");

@@ -34,8 +34,9 @@ describe("days and axis times", () => {
     expect(parseUtcDay("yesterday")).toBeNull();
   });
 
-  it("a time axis shows times within two days and dates beyond", () => {
+  it("a time axis shows seconds within five minutes, times within two days and dates beyond", () => {
     const at = new Date("2026-12-01T13:07:00Z");
+    expect(formatAxisTime(at, 60_000, { locale: "en-GB", timeZone: "UTC" })).toBe("13:07:00");
     expect(formatAxisTime(at, 3_600_000, { locale: "en-GB", timeZone: "UTC" })).toBe("13:07");
     expect(formatAxisTime(at, 10 * 86_400_000, { locale: "en-GB", timeZone: "UTC" })).toBe("1 Dec");
   });
