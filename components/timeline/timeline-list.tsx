@@ -3,11 +3,13 @@
 import { skipToken, useInfiniteQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
+import { TIMELINE_PAGE_SIZE } from "@/components/trackers/page-queries";
 import { buttonSecondary } from "@/components/ui/button-styles";
 import type { TValueFormat } from "@/contracts/definition/format-value";
 import { TimelineEntry, type TTimelineEntryView } from "./timeline-entry";
 
-const PAGE_SIZE = 20;
+// The page prefetches the first page on the server with the same key.
+const PAGE_SIZE = TIMELINE_PAGE_SIZE;
 
 /** "2026-11-29" (a date input's value) → that day's local midnight; "" or garbage → null. */
 function parseDay(value: string): Date | null {
@@ -25,9 +27,6 @@ function toWindow(from: string, to: string): { from?: Date; to?: Date } | { erro
   if (start && end && start > end) return { error: "The start date must not be after the end date." };
   return { ...(start ? { from: start } : {}), ...(endExclusive ? { to: endExclusive } : {}) };
 }
-
-/** The first page, as the page prefetches it on the server (the same query key as the client's first load). */
-export const TIMELINE_PAGE_SIZE = PAGE_SIZE;
 
 /**
  * The tracker's timeline, newest first, a page at a time, optionally within a date range. Values are formatted by

@@ -6,13 +6,7 @@ import { LocalDay, LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary } from "@/components/ui/button-styles";
 import type { TRefreshRunView } from "@/contracts/trackers";
-
-/** The runs shown at first; one more is read to know whether "Show all" has anything to add. */
-export const RUNS_SHOWN = 5;
-export const RUNS_PREVIEW_LIMIT = RUNS_SHOWN + 1;
-/** "Show all": as many as the runs query gives (its maximum). */
-const RUNS_ALL_LIMIT = 100;
-export const PRUNED_DAYS_LIMIT = 14;
+import { PRUNED_DAYS_LIMIT, RUNS_ALL_LIMIT, RUNS_PREVIEW_LIMIT, RUNS_SHOWN } from "./page-queries";
 
 /**
  * The runs log: the last five runs (trigger, status, duration, model calls, error, and each run's steps), "Show

@@ -155,7 +155,19 @@ for (const viewport of [
     }) => {
       const path = `/e2e-layout-${viewport.width}-${Date.now()}`;
       const { id } = await trackerWithRuns(page.request, path, `Layout check at ${viewport.width} px`);
+      // Layout shifts while the page loads and hydrates (the data arrives with the HTML; charts draw into fixed boxes).
+      await page.addInitScript(() => {
+        const w = window as unknown as { __shift: number };
+        w.__shift = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[]) {
+            if (!entry.hadRecentInput) w.__shift += entry.value;
+          }
+        }).observe({ type: "layout-shift", buffered: true });
+      });
       await openLive(page, id);
+      await expect(page.getByTestId("chart-price").getByTestId("chart-svg")).toBeVisible();
+      expect(await page.evaluate(() => (window as unknown as { __shift: number }).__shift)).toBeLessThan(0.02);
       const state = page.getByTestId("tracker-state");
       const charts = page.getByTestId("tracker-charts");
       const timeline = page.getByTestId("tracker-timeline");
@@ -201,6 +213,29 @@ for (const viewport of [
     });
   });
 }
+
+test("without JavaScript the page still shows its state, timeline and runs (rendered on the server)", async ({
+  page,
+  browser,
+}) => {
+  const { id } = await trackerWithRuns(page.request, `/e2e-nojs-${Date.now()}`, "Readable without JavaScript?");
+  const context = await browser.newContext({
+    javaScriptEnabled: false,
+    storageState: await page.context().storageState(),
+  });
+  try {
+    const plain = await context.newPage();
+    await plain.goto(`/trackers/${id}`);
+    await expect(plain.getByTestId("tracker-decision")).toHaveText("Readable without JavaScript?");
+    await expect(plain.getByTestId("timeline-entry")).toHaveCount(1);
+    await expect(plain.getByTestId("timeline-entry")).toContainText("Price $100.00");
+    await expect(plain.getByTestId("state-field-price")).toHaveText("$100.00");
+    await expect(plain.getByTestId("run-row")).toHaveCount(5);
+    await expect(plain.getByTestId("chart-price")).toContainText("now $100.00");
+  } finally {
+    await context.close();
+  }
+});
 
 test("an unknown tracker id is a real 404", async ({ page }) => {
   const response = await page.goto("/trackers/no-such-tracker");

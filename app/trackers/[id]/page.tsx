@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { TIMELINE_PAGE_SIZE } from "@/components/timeline/timeline-list";
-import { PRUNED_DAYS_LIMIT, RUNS_PREVIEW_LIMIT } from "@/components/trackers/runs-log";
+// Plain values, not from the "use client" components (a server component would get client references).
+import { PRUNED_DAYS_LIMIT, RUNS_PREVIEW_LIMIT, TIMELINE_PAGE_SIZE } from "@/components/trackers/page-queries";
 import { TrackerPage } from "@/components/trackers/tracker-page";
 import { getQueryClient, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
