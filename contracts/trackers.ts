@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { ZIdSchema, zText } from "./common";
 import { zRequestDate } from "./dates";
+import type { TValueFormat } from "./definition/format-value";
 import { SCHEDULE_MINUTES } from "./schedule";
-import { ZCurrentStateSchema, ZTimelineEntrySchema } from "./timeline";
+import { ZChangeMaterialitySchema, ZCurrentStateSchema, ZTimelineEntrySchema } from "./timeline";
 
 /**
  * One request and one response schema per tracker operation, shared by the tRPC routers (`.input`/`.output`), the
@@ -44,11 +45,19 @@ export const ZTrackerSummarySchema = z
   .meta({ id: "TrackerSummary" });
 export type TTrackerSummary = z.infer<typeof ZTrackerSummarySchema>;
 
+/** How a field's values read for people (contracts/definition/format-value.ts): its type, unit and currency. */
+export const ZValueFormatSchema = z.object({
+  type: z.enum(["number", "integer", "string", "boolean", "enum", "string_list", "money"]),
+  unit: z.string().optional(),
+  currency: z.string().optional(),
+}) satisfies z.ZodType<TValueFormat>;
+
 export const ZDefinitionFieldViewSchema = z.object({
   name: z.string(),
   type: z.string(),
   description: z.string(),
   rule: z.string().describe("The materiality rule in plain language"),
+  format: ZValueFormatSchema.describe("The field's type, unit and currency, for formatting its values"),
 });
 export type TDefinitionFieldView = z.infer<typeof ZDefinitionFieldViewSchema>;
 
@@ -187,6 +196,14 @@ export const ZRefreshTrackerRequestSchema = ZTrackerIdRequestSchema.extend({
 });
 export const ZRefreshTrackerResponseSchema = z.object({ run: ZRefreshResultSchema });
 
+/** tracker.events (SSE): one tracker's live events; `lastEventId` resumes after an event id (or a time, in ms). */
+export const ZTrackerEventsRequestSchema = ZTrackerIdRequestSchema.extend({
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .nullish(),
+});
+
 export const ZSetScheduleRequestSchema = ZTrackerIdRequestSchema.extend({ scheduleMinutes: ZScheduleMinutesSchema });
 export const ZSetStatusRequestSchema = ZTrackerIdRequestSchema.extend({
   status: z.enum(["active", "paused", "archived"]).describe("active resumes, paused pauses, archived archives"),
@@ -203,6 +220,18 @@ export const ZSetStatusManyResponseSchema = z.object({
 });
 
 export const ZNumericSeriesRequestSchema = ZTrackerIdRequestSchema;
+/** One chart per numeric field: the recorded timeline points, and what the source says now (observed). */
+export const ZNumericSeriesSchema = z.object({
+  field: z.string(),
+  label: z.string(),
+  format: ZValueFormatSchema.nullable(),
+  points: z.array(
+    z.object({ at: z.date(), value: z.number(), materiality: ZChangeMaterialitySchema, changeId: z.string() }),
+  ),
+  now: z.object({ at: z.date(), value: z.number() }).nullable().describe("The observed value at the last check"),
+});
+export type TNumericSeries = z.infer<typeof ZNumericSeriesSchema>;
+export const ZNumericSeriesResponseSchema = z.array(ZNumericSeriesSchema);
 
 // ── the trackers list page ─────────────────────────────────────────────────────────────────────────────────────
 

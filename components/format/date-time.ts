@@ -32,3 +32,40 @@ export function formatLocal(date: Date, options: { locale?: string; timeZone?: s
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
   }).format(date);
 }
+
+/** A UTC calendar day ("2026-11-29", as retention sums runs) as a Date at its UTC midnight; null when invalid. */
+export function parseUtcDay(day: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day ? null : date;
+}
+
+/** "29 Nov 2026": a UTC day with the same month names as {@link formatUtc}, identical in every runtime. */
+export function formatUtcDay(date: Date): string {
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+/** The reader's medium date for a UTC day (the day itself, not shifted into their zone). Client only. */
+export function formatLocalDay(date: Date, options: { locale?: string } = {}): string {
+  return new Intl.DateTimeFormat(options.locale, { dateStyle: "medium", timeZone: "UTC" }).format(date);
+}
+
+/**
+ * A time-axis tick in the reader's locale and zone: with seconds while the axis spans under five minutes, the time
+ * of day under two days, the day and month beyond. Client only (charts render after hydration).
+ */
+export function formatAxisTime(
+  date: Date,
+  spanMs: number,
+  options: { locale?: string; timeZone?: string } = {},
+): string {
+  const zone = options.timeZone ? { timeZone: options.timeZone } : {};
+  const parts: Intl.DateTimeFormatOptions =
+    spanMs < 5 * 60_000
+      ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+      : spanMs < 2 * 86_400_000
+        ? { hour: "2-digit", minute: "2-digit" }
+        : { day: "numeric", month: "short" };
+  return new Intl.DateTimeFormat(options.locale, { ...parts, ...zone }).format(date);
+}

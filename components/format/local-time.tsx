@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
-import { formatLocal, formatUtc, type TInstant, toDate } from "./date-time";
+import { formatLocal, formatLocalDay, formatUtc, formatUtcDay, parseUtcDay, type TInstant, toDate } from "./date-time";
 
 const subscribe = () => () => {};
 
@@ -53,6 +53,21 @@ export function LocalTime({
   return (
     <time dateTime={date.toISOString()} title={date.toISOString()} className={className}>
       {format(date)}
+    </time>
+  );
+}
+
+/**
+ * A UTC calendar day ("2026-11-29") as a `<time>` in the page's date format: "29 Nov 2026" in the server's HTML,
+ * then the reader's medium date. Text that is not such a day is shown as it is.
+ */
+export function LocalDay({ day, className }: { day: string; className?: string }) {
+  const hydrated = useHydrated();
+  const date = parseUtcDay(day);
+  if (!date) return <span className={className}>{day}</span>;
+  return (
+    <time dateTime={day} className={className}>
+      {hydrated ? formatLocalDay(date) : formatUtcDay(date)}
     </time>
   );
 }

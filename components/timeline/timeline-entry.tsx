@@ -1,5 +1,6 @@
+import { roundPercentsInText } from "@/components/format/chart-format";
 import { LocalTime } from "@/components/format/local-time";
-import { formatValue } from "@/components/trackers/format";
+import { fieldLabel, formatChange, formatFieldValue, type TValueFormat } from "@/contracts/definition/format-value";
 
 type TDecision = { verdict: string; decidedBy: "code" | "agent"; reason: string };
 export type TTimelineEntryView = {
@@ -17,8 +18,20 @@ const BADGE = {
   baseline: "bg-stone-200 text-stone-800 dark:bg-stone-800 dark:text-stone-200",
 } as const;
 
-/** One timeline entry: when, how much it mattered, each field's from → to, and who decided why. */
-export function TimelineEntry({ entry }: { entry: TTimelineEntryView }) {
+/**
+ * One timeline entry: when, how much it mattered, each field's from → to formatted for people, and who decided
+ * why. `versionStarts` marks the entry where another definition version took over (shown only there, not on
+ * every entry).
+ */
+export function TimelineEntry({
+  entry,
+  formats = {},
+  versionStarts = false,
+}: {
+  entry: TTimelineEntryView;
+  formats?: Record<string, TValueFormat>;
+  versionStarts?: boolean;
+}) {
   return (
     <li data-testid="timeline-entry" data-materiality={entry.materiality} className="py-3">
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -26,25 +39,31 @@ export function TimelineEntry({ entry }: { entry: TTimelineEntryView }) {
           {entry.materiality}
         </span>
         <LocalTime value={entry.capturedAt} className="text-stone-600 dark:text-stone-400" />
-        <span className="text-xs text-stone-500">definition v{entry.definitionVersion}</span>
+        {versionStarts ? (
+          <span
+            data-testid="timeline-version"
+            className="rounded border border-stone-300 px-1.5 text-xs text-stone-700 dark:border-stone-700 dark:text-stone-300"
+          >
+            definition v{entry.definitionVersion} from here
+          </span>
+        ) : null}
       </div>
       <ul className="mt-2 space-y-1 text-sm">
         {Object.entries(entry.delta).map(([field, d]) => {
           const decision = entry.decisions[field];
+          const format = formats[field];
           return (
-            <li key={field} data-testid="timeline-delta">
-              <span className="font-mono text-xs">{field}</span>{" "}
+            <li key={field} data-testid="timeline-delta" data-field={field}>
+              <span className="font-medium">{fieldLabel(field)}</span>{" "}
               {entry.materiality === "baseline" ? (
-                <span>{formatValue(d.to)}</span>
+                <span>{formatFieldValue(d.to, format)}</span>
               ) : (
-                <span>
-                  {formatValue(d.from)} → {formatValue(d.to)}
-                </span>
+                <span>{formatChange(d.from, d.to, format)}</span>
               )}
               {decision ? (
                 <span className="block text-xs text-stone-600 dark:text-stone-400">
                   {decision.verdict} · decided by {decision.decidedBy === "agent" ? "the agent" : "a rule"}:{" "}
-                  {decision.reason}
+                  {roundPercentsInText(decision.reason)}
                 </span>
               ) : null}
             </li>

@@ -3,10 +3,13 @@
 import { skipToken, useInfiniteQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
+import { TIMELINE_PAGE_SIZE } from "@/components/trackers/page-queries";
 import { buttonSecondary } from "@/components/ui/button-styles";
+import type { TValueFormat } from "@/contracts/definition/format-value";
 import { TimelineEntry, type TTimelineEntryView } from "./timeline-entry";
 
-const PAGE_SIZE = 20;
+// The page prefetches the first page on the server with the same key.
+const PAGE_SIZE = TIMELINE_PAGE_SIZE;
 
 /** "2026-11-29" (a date input's value) → that day's local midnight; "" or garbage → null. */
 function parseDay(value: string): Date | null {
@@ -25,8 +28,17 @@ function toWindow(from: string, to: string): { from?: Date; to?: Date } | { erro
   return { ...(start ? { from: start } : {}), ...(endExclusive ? { to: endExclusive } : {}) };
 }
 
-/** The tracker's timeline, newest first, a page at a time, optionally within a date range. */
-export function TimelineList({ trackerId }: { trackerId: string }) {
+/**
+ * The tracker's timeline, newest first, a page at a time, optionally within a date range. Values are formatted by
+ * the definition's field `formats`; the definition version is named only where it changes.
+ */
+export function TimelineList({
+  trackerId,
+  formats = {},
+}: {
+  trackerId: string;
+  formats?: Record<string, TValueFormat>;
+}) {
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const range = toWindow(from, to);
@@ -39,7 +51,12 @@ export function TimelineList({ trackerId }: { trackerId: string }) {
           {range.error}
         </p>
       ) : null}
-      <TimelineEntries trackerId={trackerId} range={"error" in range ? null : range} filtered={filtered} />
+      <TimelineEntries
+        trackerId={trackerId}
+        range={"error" in range ? null : range}
+        filtered={filtered}
+        formats={formats}
+      />
     </div>
   );
 }
@@ -102,10 +119,12 @@ function TimelineEntries({
   trackerId,
   range,
   filtered,
+  formats,
 }: {
   trackerId: string;
   range: { from?: Date; to?: Date } | null;
   filtered: boolean;
+  formats: Record<string, TValueFormat>;
 }) {
   const trpc = useTRPC();
   const timeline = useInfiniteQuery(
@@ -117,7 +136,7 @@ function TimelineEntries({
   if (timeline.isPending) return <p role="status">Loading the timeline…</p>;
   if (timeline.isError) {
     return (
-      <p role="alert" className="text-sm text-red-700">
+      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
         Could not load the timeline: {timeline.error.message}
       </p>
     );
@@ -125,7 +144,7 @@ function TimelineEntries({
   const entries = timeline.data.pages.flatMap((p) => p.items) as TTimelineEntryView[];
   if (entries.length === 0) {
     return (
-      <p data-testid="timeline-empty" className="text-sm text-stone-600">
+      <p data-testid="timeline-empty" className="text-sm text-stone-600 dark:text-stone-400">
         {filtered ? "No entries in this date range." : "Nothing recorded yet. The first refresh records the baseline."}
       </p>
     );
@@ -133,9 +152,17 @@ function TimelineEntries({
   return (
     <div>
       <ol data-testid="timeline" className="divide-y divide-stone-200 dark:divide-stone-800">
-        {entries.map((e) => (
-          <TimelineEntry key={e.id} entry={e} />
-        ))}
+        {entries.map((e, i) => {
+          const older = entries[i + 1];
+          return (
+            <TimelineEntry
+              key={e.id}
+              entry={e}
+              formats={formats}
+              versionStarts={older !== undefined && older.definitionVersion !== e.definitionVersion}
+            />
+          );
+        })}
       </ol>
       {timeline.hasNextPage ? (
         <button

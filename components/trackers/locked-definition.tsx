@@ -13,14 +13,21 @@ type TVersion = {
 /** The definition in force (fields, types, rules in plain language) and the version history with diffs. */
 export function LockedDefinition({ definition, versions }: { definition: TVersion | null; versions: TVersion[] }) {
   if (!definition) {
-    return <p className="text-sm text-stone-600">No locked definition yet — finish setting this tracker up.</p>;
+    return (
+      <p className="text-sm text-stone-600 dark:text-stone-400">
+        No locked definition yet — finish setting this tracker up.
+      </p>
+    );
   }
   const history = versions.filter((v) => v.version !== definition.version);
   return (
     <div data-testid="locked-definition" className="space-y-3">
       <p className="text-sm">
         <span className="font-medium">Version v{definition.version}</span>
-        <span className="text-stone-500"> · identity: {definition.identityRule.replaceAll("_", " ")}</span>
+        <span className="text-stone-600 dark:text-stone-400">
+          {" "}
+          · identity: {definition.identityRule.replaceAll("_", " ")}
+        </span>
       </p>
       <ul className="space-y-2">
         {definition.fields.map((f) => (
@@ -41,7 +48,7 @@ export function LockedDefinition({ definition, versions }: { definition: TVersio
             {versions.map((v) => (
               <li key={v.version}>
                 <span className="font-medium">v{v.version}</span>{" "}
-                <span className="text-xs text-stone-500">
+                <span className="text-xs text-stone-600 dark:text-stone-400">
                   {v.lockedAt ? (
                     <>
                       locked <LocalTime value={v.lockedAt} />

@@ -7,13 +7,18 @@ import { buttonPrimary } from "@/components/ui/button-styles";
 import type { TRefreshResult, TRunStepEvent } from "@/server/intelligence/refresh";
 import { refreshErrorMessage } from "./refresh-error-message";
 
+type TStep = TRunStepEvent["step"];
+
+/** The hot loop's steps in the order they run (DESIGN §3); progress only ever moves along this list. */
+const STEPS: readonly TStep[] = ["lease", "crawl", "precheck", "fill", "diff", "judge", "append"];
+
 const OUTCOME_STYLES: Record<string, string> = {
   material: "text-red-800 dark:text-red-300",
   notable: "text-amber-800 dark:text-amber-300",
   failed: "text-red-700 dark:text-red-400",
 };
 
-const STEP_LABELS: Record<TRunStepEvent["step"], string> = {
+const STEP_LABELS: Record<TStep, string> = {
   lease: "Claiming the tracker",
   crawl: "Fetching the source",
   precheck: "Checking whether anything changed",
@@ -23,11 +28,14 @@ const STEP_LABELS: Record<TRunStepEvent["step"], string> = {
   append: "Saving",
 };
 
-const STATUS_MARKS: Record<TRunStepEvent["status"], { mark: string; label: string }> = {
-  running: { mark: "…", label: "in progress" },
-  ok: { mark: "✓", label: "done" },
-  skipped: { mark: "–", label: "skipped" },
-  failed: { mark: "✗", label: "failed" },
+type TSlotStatus = TRunStepEvent["status"] | "pending";
+
+const STATUS_MARKS: Record<TSlotStatus, { mark: string; label: string; className: string }> = {
+  pending: { mark: "○", label: "not reached", className: "text-stone-400 dark:text-stone-600" },
+  running: { mark: "…", label: "in progress", className: "text-sky-700 dark:text-sky-300" },
+  ok: { mark: "✓", label: "done", className: "text-emerald-700 dark:text-emerald-400" },
+  skipped: { mark: "–", label: "skipped", className: "text-stone-600 dark:text-stone-400" },
+  failed: { mark: "✗", label: "failed", className: "text-red-700 dark:text-red-400" },
 };
 
 type TRefreshView =
@@ -35,16 +43,25 @@ type TRefreshView =
   | { phase: "running" | "done"; steps: TRunStepEvent[]; result?: TRefreshResult }
   | { phase: "error"; steps: TRunStepEvent[]; message: string };
 
-/** The latest event per step, in the order the steps started. */
+/** The latest event per step. */
 function mergeStep(steps: TRunStepEvent[], event: TRunStepEvent): TRunStepEvent[] {
   const at = steps.findIndex((s) => s.step === event.step);
   if (at === -1) return [...steps, event];
   return steps.map((s, i) => (i === at ? event : s));
 }
 
+/** The furthest step reached so far (started or finished), or null before the first. */
+function furthestStep(steps: TRunStepEvent[]): TStep | null {
+  let furthest = -1;
+  for (const s of steps) furthest = Math.max(furthest, STEPS.indexOf(s.step));
+  return furthest === -1 ? null : (STEPS[furthest] as TStep);
+}
+
 /**
- * "Refresh now": the same refreshTracker the scheduler runs, streamed over SSE so each step shows as it
- * happens, ending with the one-line outcome.
+ * "Refresh now": the same refreshTracker the scheduler runs, streamed over SSE. A fixed-width button, then one
+ * line that only moves forward (the furthest step reached — never back to "Starting…" between two steps) above a
+ * row of the seven steps, each marked as it runs; then the one-line outcome in the same place. The block keeps
+ * its size from the first click to the outcome, so nothing around it moves.
  */
 export function RefreshNow({ trackerId, disabled }: { trackerId: string; disabled?: boolean }) {
   const trpc = useTRPC();
@@ -87,64 +104,81 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
   const running = view.phase === "running";
   const steps = view.phase === "idle" ? [] : view.steps;
   const result = view.phase === "done" ? view.result : undefined;
-  const current = running ? steps.findLast((s) => s.status === "running") : undefined;
+  const furthest = furthestStep(steps);
   const tone = result ? (OUTCOME_STYLES[result.status === "failed" ? "failed" : (result.outcome ?? "")] ?? "") : "";
+  const line = "min-h-10 line-clamp-2 text-sm";
 
   return (
-    <div className="flex flex-col gap-2">
+    <div className="flex w-full shrink-0 flex-col gap-2 sm:w-64 sm:items-end" data-testid="refresh-now">
       <button
         type="button"
-        className={buttonPrimary}
+        className={`${buttonPrimary} w-40`}
         disabled={disabled || running}
         aria-describedby="refresh-feedback"
         onClick={start}
       >
         {running ? "Refreshing…" : "Refresh now"}
       </button>
-      <div id="refresh-feedback" className="min-h-5 space-y-1 text-sm">
+      {/* Beside the header (sm and up) the block's room is kept from the start, so a click moves nothing. */}
+      <div id="refresh-feedback" className="w-full space-y-1 sm:min-h-[4.25rem] sm:text-right">
         {running ? (
-          <p role="status" data-testid="refresh-progress" data-step={current?.step ?? ""}>
-            {current ? `${STEP_LABELS[current.step]}…` : "Starting…"}
+          <p role="status" data-testid="refresh-progress" data-step={furthest ?? ""} className={line}>
+            {furthest ? `${STEP_LABELS[furthest]}…` : "Starting…"}
           </p>
-        ) : null}
-        {steps.length > 0 ? (
-          <ol data-testid="refresh-steps" aria-label="Refresh steps" className="space-y-0.5">
-            {steps.map((s) => (
-              <li
-                key={s.step}
-                data-testid="refresh-step"
-                data-step={s.step}
-                data-status={s.status}
-                className={
-                  s.status === "failed" ? "text-red-700 dark:text-red-400" : "text-stone-600 dark:text-stone-400"
-                }
-              >
-                <span aria-hidden="true" className="inline-block w-4">
-                  {STATUS_MARKS[s.status].mark}
-                </span>
-                {STEP_LABELS[s.step]}
-                <span className="sr-only"> — {STATUS_MARKS[s.status].label}</span>
-                {s.status !== "running" && s.ms > 0 ? <span className="text-stone-500"> · {s.ms} ms</span> : null}
-                {s.status !== "running" && s.detail ? <span className="text-stone-500"> · {s.detail}</span> : null}
-              </li>
-            ))}
-          </ol>
         ) : null}
         {result ? (
           <p
             role="status"
             data-testid="refresh-outcome"
             data-outcome={result.outcome ?? result.status}
-            className={tone}
+            className={`${line} ${tone}`}
+            title={result.summary}
           >
             {result.summary}
             {result.modelCalls ? ` · ${result.modelCalls} model call(s)` : ""}
           </p>
         ) : null}
         {view.phase === "error" ? (
-          <p role="alert" data-testid="refresh-outcome" data-outcome="error" className="text-red-700 dark:text-red-400">
+          <p
+            role="alert"
+            data-testid="refresh-outcome"
+            data-outcome="error"
+            className={`${line} text-red-700 dark:text-red-400`}
+          >
             {view.message}
           </p>
+        ) : null}
+        {view.phase !== "idle" ? (
+          <ol data-testid="refresh-steps" aria-label="Refresh steps" className="flex gap-1 text-sm sm:justify-end">
+            {STEPS.map((name) => {
+              const event = steps.find((s) => s.step === name);
+              const status: TSlotStatus = event?.status ?? "pending";
+              // A run that ended before a step (an unchanged page stops after the pre-check) did not need it.
+              const mark =
+                status === "pending" && !running
+                  ? { ...STATUS_MARKS.pending, label: "not needed" }
+                  : STATUS_MARKS[status];
+              const timing = event && event.status !== "running" && event.ms > 0 ? ` · ${event.ms} ms` : "";
+              const detail = event && event.status !== "running" && event.detail ? ` · ${event.detail}` : "";
+              return (
+                <li
+                  key={name}
+                  data-testid="refresh-step"
+                  data-step={name}
+                  data-status={status}
+                  title={`${STEP_LABELS[name]} — ${mark.label}${timing}${detail}`}
+                  className={`inline-flex h-6 w-6 items-center justify-center rounded border border-stone-200 dark:border-stone-700 ${mark.className}`}
+                >
+                  <span aria-hidden="true">{mark.mark}</span>
+                  <span className="sr-only">
+                    {STEP_LABELS[name]} — {mark.label}
+                    {timing}
+                    {detail}
+                  </span>
+                </li>
+              );
+            })}
+          </ol>
         ) : null}
       </div>
     </div>

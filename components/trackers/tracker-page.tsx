@@ -13,14 +13,25 @@ import { RefreshNow } from "./refresh-now";
 import { RunsLog } from "./runs-log";
 import { StatusBadge } from "./status-badge";
 import { TrackerControls } from "./tracker-controls";
+import { useTrackerLive } from "./use-tracker-live";
 
-function Card({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
+function Card({
+  title,
+  children,
+  testId,
+  className = "",
+}: {
+  title: string;
+  children: ReactNode;
+  testId?: string;
+  className?: string;
+}) {
   const id = `tracker-${title.toLowerCase().replace(/\W+/g, "-")}`;
   return (
     <section
       aria-labelledby={id}
       data-testid={testId}
-      className="rounded-xl border border-stone-200 bg-white p-5 dark:border-stone-800 dark:bg-stone-900"
+      className={`min-w-0 rounded-xl border border-stone-200 bg-white p-5 dark:border-stone-800 dark:bg-stone-900 ${className}`}
     >
       <h2 id={id} className="mb-3 text-base font-semibold">
         {title}
@@ -30,10 +41,15 @@ function Card({ title, children, testId }: { title: string; children: ReactNode;
   );
 }
 
-/** The tracker page: decision, controls, state, charts, timeline, runs and the definition. */
+/**
+ * The tracker page: decision, controls, then — in this order on a phone — current state, charts, timeline, runs
+ * and the definition; on a wide screen state and definition sit in a side column. Live: it follows its tracker's
+ * events (a run ended, a change landed, the status moved), reloads in place and says so politely.
+ */
 export function TrackerPage({ trackerId }: { trackerId: string }) {
   const trpc = useTRPC();
   const overview = useQuery(trpc.tracker.get.queryOptions({ trackerId }));
+  const { live, announcement } = useTrackerLive(trackerId);
   if (overview.isPending) return <p role="status">Loading the tracker…</p>;
   if (overview.isError) {
     return (
@@ -44,13 +60,15 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
   }
   const { tracker, definition, versions, state } = overview.data;
   const canRefresh = tracker.status !== "archived" && tracker.lockedVersion !== null;
+  const fields = definition?.fields ?? [];
+  const formats = Object.fromEntries(fields.map((f) => [f.name, f.format]));
 
   return (
-    <div className="space-y-6">
+    <div className="space-y-6" data-testid="tracker-page" data-live={live}>
       <header className="space-y-3">
         <div className="flex flex-wrap items-start justify-between gap-4">
-          <div className="min-w-0">
-            <h1 className="text-2xl font-semibold tracking-tight" data-testid="tracker-decision">
+          <div className="min-w-0 flex-1 basis-72">
+            <h1 className="text-2xl font-semibold tracking-tight break-words" data-testid="tracker-decision">
               {tracker.decision}
             </h1>
             <p className="mt-1 flex flex-wrap items-center gap-2 text-sm text-stone-600 dark:text-stone-400">
@@ -59,9 +77,19 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
                 {tracker.capability} · {tracker.target}
               </span>
             </p>
-            <p className="mt-1 text-xs text-stone-500">
-              {formatSchedule(tracker.scheduleMinutes)} · last checked <LocalTime value={tracker.lastRunAt} /> · next
-              run <LocalTime value={tracker.nextRunAt} />
+            <p className="mt-1 text-xs text-stone-600 dark:text-stone-400" data-testid="tracker-schedule">
+              {formatSchedule(tracker.scheduleMinutes)} · last checked{" "}
+              <LocalTime value={tracker.lastRunAt} empty="never" /> · next run{" "}
+              <LocalTime value={tracker.nextRunAt} empty="none" />
+            </p>
+            <p
+              role="status"
+              data-testid="tracker-live-status"
+              className="mt-1 min-h-4 text-xs text-sky-800 dark:text-sky-300"
+            >
+              {announcement.text}
+              {/* The same words again are announced again. */}
+              {announcement.text && announcement.n % 2 ? "\u00a0" : ""}
             </p>
           </div>
           {canRefresh ? <RefreshNow trackerId={tracker.id} /> : null}
@@ -78,26 +106,25 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
         <TrackerControls trackerId={tracker.id} status={tracker.status} scheduleMinutes={tracker.scheduleMinutes} />
       </header>
 
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
-        <div className="space-y-6 lg:col-span-2">
+      {/* Reading order = phone order: state, charts, timeline, runs, definition. Wide: a side column on the right. */}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3 lg:grid-rows-[auto_1fr] lg:items-start">
+        <Card title="Current state" testId="tracker-state" className="lg:col-start-3 lg:row-start-1">
+          <CurrentState state={state} rules={fields} />
+        </Card>
+        <div className="min-w-0 space-y-6 lg:col-span-2 lg:col-start-1 lg:row-span-2 lg:row-start-1">
           <Card title="Charts" testId="tracker-charts">
             <FieldCharts trackerId={tracker.id} />
           </Card>
-          <Card title="Timeline">
-            <TimelineList trackerId={tracker.id} />
+          <Card title="Timeline" testId="tracker-timeline">
+            <TimelineList trackerId={tracker.id} formats={formats} />
           </Card>
-          <Card title="Runs">
+          <Card title="Runs" testId="tracker-runs">
             <RunsLog trackerId={tracker.id} />
           </Card>
         </div>
-        <div className="space-y-6">
-          <Card title="Current state">
-            <CurrentState state={state} rules={definition?.fields ?? []} />
-          </Card>
-          <Card title="Definition">
-            <LockedDefinition definition={definition} versions={versions} />
-          </Card>
-        </div>
+        <Card title="Definition" testId="tracker-definition" className="lg:col-start-3 lg:row-start-2">
+          <LockedDefinition definition={definition} versions={versions} />
+        </Card>
       </div>
     </div>
   );

@@ -17,8 +17,11 @@ type TState = {
   emitter: EventEmitter;
   instanceId: string;
   lastId: number;
-  /** The newest event per (user, topic), replayed to a subscriber that reconnects with an older id. */
-  latest: Map<string, TEvent>;
+  /**
+   * The newest event per (user, topic, tracker), replayed to a subscriber that reconnects with an older id: per
+   * tracker too, so a page that follows one tracker is not robbed of its replay by another tracker's newer event.
+   */
+  latest: Map<string, Map<string, TEvent>>;
   listening?: Promise<void>;
 };
 // One bus per process, also across Next's module instances (route bundles each load this file).
@@ -27,7 +30,11 @@ g.__bellwetherEvents ??= { emitter: new EventEmitter(), instanceId: randomUUID()
 const state = g.__bellwetherEvents;
 state.emitter.setMaxListeners(0);
 
-const latestKey = (userId: string, topic: TTopic) => `${userId}\0${topic}`;
+/** Per user: topic + tracker (when the event names one). */
+const latestKey = (event: TEvent) => {
+  const trackerId = (event.data as { trackerId?: unknown }).trackerId;
+  return `${event.topic}\0${typeof trackerId === "string" ? trackerId : ""}`;
+};
 
 function nextId(): string {
   // Monotonic and time-based: comparable across instances and reconnects.
@@ -36,7 +43,12 @@ function nextId(): string {
 }
 
 function deliver(event: TEvent): void {
-  state.latest.set(latestKey(event.data.userId, event.topic), event);
+  let mine = state.latest.get(event.data.userId);
+  if (!mine) {
+    mine = new Map();
+    state.latest.set(event.data.userId, mine);
+  }
+  mine.set(latestKey(event), event);
   state.lastId = Math.max(state.lastId, Number(event.id));
   state.emitter.emit("event", event);
 }
@@ -47,11 +59,36 @@ export async function publish<K extends TTopic>(db: TDb | TTx, topic: K, data: T
   deliver(event);
   if (!getEnv().DATABASE_URL) return;
   try {
-    const payload = JSON.stringify({ ...event, from: state.instanceId });
-    await db.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, ${payload})`;
+    await db.$executeRaw`SELECT pg_notify(${EVENTS_CHANNEL}, ${notifyPayload(event)})`;
   } catch (error) {
     logger.warn("event publish failed", { topic, error });
   }
+}
+
+function notifyPayload(event: TEvent): string {
+  return JSON.stringify({ ...event, from: state.instanceId });
+}
+
+/**
+ * An event made ready for a publisher that sends a statement anyway (the refresh's final write): `notify` is
+ * the `pg_notify(channel, payload)` arguments to fold into that statement — null on the embedded database,
+ * where the in-process emitter already reaches every open page — and `deliverHere()` hands it to this
+ * process's subscribers; call it once the statement has committed. The event costs no statement of its own
+ * (publish() would send one on PostgreSQL).
+ */
+export type TPreparedEvent<K extends TTopic = TTopic> = {
+  event: TEvent<K>;
+  notify: { channel: string; payload: string } | null;
+  deliverHere: () => void;
+};
+
+export function prepareEvent<K extends TTopic>(topic: K, data: TEventTopics[K]): TPreparedEvent<K> {
+  const event: TEvent<K> = { id: nextId(), topic, data };
+  return {
+    event,
+    notify: getEnv().DATABASE_URL ? { channel: EVENTS_CHANNEL, payload: notifyPayload(event) } : null,
+    deliverHere: () => deliver(event),
+  };
 }
 
 function parseRemote(payload: string): TEvent | null {
@@ -90,22 +127,46 @@ function ensureListening(): void {
   });
 }
 
+/** The newest remembered event per topic among this user's that pass `filter`. */
+function newestPerTopic<K extends TTopic>(
+  userId: string,
+  topics: readonly K[],
+  filter: (event: TEvent<K>) => boolean,
+): TEvent<K>[] {
+  const newest = new Map<TTopic, TEvent<K>>();
+  for (const event of state.latest.get(userId)?.values() ?? []) {
+    if (!(topics as readonly TTopic[]).includes(event.topic)) continue;
+    const typed = event as TEvent<K>;
+    if (!filter(typed)) continue;
+    const seen = newest.get(event.topic);
+    if (!seen || Number(seen.id) < Number(event.id)) newest.set(event.topic, typed);
+  }
+  return [...newest.values()];
+}
+
 /**
- * Yields one user's events of the given topics until `signal` aborts. With `lastEventId` (an SSE reconnect),
- * the newest event per topic that is newer than it is replayed first; without one, `replayWithinMs` replays the
- * newest event per topic that is at most that old (a page that subscribes right after loading would otherwise
- * miss what background work started by that load published in between).
+ * Yields one user's events of the given topics (and, with `filter`, only those it accepts — e.g. one tracker's)
+ * until `signal` aborts. With `lastEventId` (an SSE reconnect, or a page passing the time its data was read),
+ * the newest matching event per topic that is newer than it is replayed first; without one, `replayWithinMs`
+ * replays the newest matching event per topic that is at most that old (a page that subscribes right after
+ * loading would otherwise miss what background work started by that load published in between).
  */
 export async function* subscribe<K extends TTopic>(
   userId: string,
   topics: readonly K[],
-  opts: { lastEventId?: string | null; signal?: AbortSignal; replayWithinMs?: number } = {},
+  opts: {
+    lastEventId?: string | null;
+    signal?: AbortSignal;
+    replayWithinMs?: number;
+    filter?: (event: TEvent<K>) => boolean;
+  } = {},
 ): AsyncGenerator<TEvent<K>> {
   ensureListening();
+  const filter = opts.filter ?? (() => true);
   const queue = createAsyncQueue<TEvent<K>>(opts.signal ? { signal: opts.signal } : {});
   const onEvent = (event: TEvent) => {
     if (event.data.userId === userId && (topics as readonly TTopic[]).includes(event.topic)) {
-      queue.push(event as TEvent<K>);
+      if (filter(event as TEvent<K>)) queue.push(event as TEvent<K>);
     }
   };
   state.emitter.on("event", onEvent);
@@ -115,9 +176,8 @@ export async function* subscribe<K extends TTopic>(
       : opts.replayWithinMs
         ? Date.now() - opts.replayWithinMs - 1
         : Number.POSITIVE_INFINITY;
-    const missed = topics
-      .map((topic) => state.latest.get(latestKey(userId, topic)))
-      .filter((e): e is TEvent<K> => !!e && Number(e.id) > after)
+    const missed = newestPerTopic(userId, topics, filter)
+      .filter((e) => Number(e.id) > after)
       .sort((a, b) => Number(a.id) - Number(b.id));
     for (const event of missed) yield event;
     yield* queue;

@@ -50,6 +50,8 @@ export * from "./queries/list-pruned-run-days";
 export * from "./queries/list-refresh-runs";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";
+// Live: one tracker's events for its open page.
+export * from "./tracker-events";
 export * from "./views/definition-view";
 export * from "./views/refresh-run-view";
 export * from "./views/tracker-summary-view";

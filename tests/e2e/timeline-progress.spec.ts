@@ -82,7 +82,7 @@ test("Refresh now lists its steps live, then the outcome; the timeline narrows t
   ]);
   await expect(step("append", "ok")).toBeVisible();
   await expect(entries).toHaveCount(2);
-  await expect(entries.first()).toContainText("100 → 70");
+  await expect(entries.first()).toContainText("100.0 → 70.0");
 
   // Date range: everything happened today.
   const range = page.getByTestId("timeline-range");

@@ -61,13 +61,13 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   const entries = page.getByTestId("timeline-entry");
   await expect(entries).toHaveCount(2);
   await expect(entries.first()).toHaveAttribute("data-materiality", "material");
-  await expect(entries.first()).toContainText("100 → 90");
+  await expect(entries.first()).toContainText("100.0 → 90.0 (−10%)");
   await expect(entries.first()).toContainText("decided by a rule");
   await expect(entries.nth(1)).toHaveAttribute("data-materiality", "baseline");
   await expect(page.getByTestId("chart-price")).toHaveAttribute("data-points", "2");
   await expect(page.getByTestId("chart-price").locator('[data-materiality="material"]')).toHaveCount(1);
   await expect(page.getByTestId("run-row")).toHaveCount(2);
-  await expect(page.getByTestId("state-field-price")).toHaveText("90");
+  await expect(page.getByTestId("state-field-price")).toHaveText("90.0"); // a decimal field keeps its decimal
   const locked = page.getByTestId("locked-definition");
   await expect(locked).toContainText("v1");
   await expect(locked.getByTestId("definition-field-price")).toContainText("price");
@@ -86,7 +86,7 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   await expect(page.getByTestId("refresh-progress")).toHaveCount(0);
   await expect(entries).toHaveCount(3);
   await expect(entries.first()).toHaveAttribute("data-materiality", "material");
-  await expect(entries.first()).toContainText("90 → 70");
+  await expect(entries.first()).toContainText("90.0 → 70.0");
   await expect(page.getByTestId("chart-price")).toHaveAttribute("data-points", "3");
   await expect(page.getByTestId("run-row")).toHaveCount(3);
   await expect(page.getByTestId("run-row").first()).toContainText("manual");

@@ -119,6 +119,7 @@ const PROCEDURES: Record<string, TAccess> = {
     kind: "owned",
     input: () => ({ trackerId: mine.trackerId, idempotencyKey: "k-12345678" }),
   },
+  "tracker.events": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.setStatus": { kind: "owned", input: () => ({ trackerId: mine.trackerId, status: "paused" }) },
   "tracker.setStatusMany": { kind: "bulk-owned", input: (trackerIds) => ({ trackerIds, status: "archived" }) },
   "tracker.setSchedule": { kind: "owned", input: () => ({ trackerId: mine.trackerId, scheduleMinutes: 15 }) },

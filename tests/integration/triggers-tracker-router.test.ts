@@ -70,10 +70,14 @@ describe("tracker router", () => {
     expect(series).toEqual([
       {
         field: "price",
+        label: "Price",
+        format: { type: "number" },
         points: [
           expect.objectContaining({ value: 100, materiality: "baseline" }),
           expect.objectContaining({ value: 80, materiality: "material" }),
         ],
+        // What the source says now, at the last check (here the material change's value).
+        now: { at: expect.any(Date), value: 80 },
       },
     ]);
     const runs = await api.tracker.runs({ trackerId });
@@ -87,6 +91,29 @@ describe("tracker router", () => {
     expect(overview.definition?.fields.find((f) => f.name === "price")?.rule).toMatch(/price/);
     const listed = (await api.tracker.list()).find((t) => t.id === trackerId);
     expect(listed?.lastMaterialAt).toBeInstanceOf(Date);
+  });
+
+  it("the chart's series ends at what the source says now: a noise move is no point but is the observed value", async () => {
+    site.setPage("/n", { body: page("100") });
+    const { tracker } = await createActiveTracker(db.db, {
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/n") },
+      definition,
+    });
+    const api = caller(me);
+    const trackerId = tracker.id;
+    const before = await api.tracker.series({ trackerId });
+    expect(before).toEqual([]); // nothing recorded yet: no chart
+    await api.tracker.refresh({ trackerId });
+    site.setPage("/n", { body: page("102") });
+    expect(await api.tracker.refresh({ trackerId })).toMatchObject({ outcome: "noise" });
+    const [price] = await api.tracker.series({ trackerId });
+    expect(price?.points).toEqual([expect.objectContaining({ value: 100, materiality: "baseline" })]);
+    expect(price?.now?.value).toBe(102);
+    const state = (await api.tracker.get({ trackerId })).state;
+    expect(price?.now?.at).toEqual(state?.lastCheckedAt);
+    // The definition view says how its values read.
+    expect((await api.tracker.get({ trackerId })).definition?.fields[0]?.format).toEqual({ type: "number" });
   });
 
   it("version history says what changed between versions", async () => {

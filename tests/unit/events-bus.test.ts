@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TDb } from "@/server/db";
-import { createAsyncQueue, publish, subscribe } from "@/server/events";
+import { createAsyncQueue, prepareEvent, publish, subscribe } from "@/server/events";
 
 // Without DATABASE_URL events stay in process and never touch the database.
 const db = {} as TDb;
@@ -91,5 +91,34 @@ describe("event bus (in process)", () => {
     await publish(db, "feed.changed", { userId: "bus-user-3", reason: "enhanced" });
     expect((await pending).value).toMatchObject({ data: { reason: "enhanced" } }); // not the old one again
     up.abort();
+  });
+
+  it("replays per tracker: a subscriber of one tracker gets its newest event though another tracker's is newer", async () => {
+    await publish(db, "tracker.checked", { userId: "bus-user-4", trackerId: "mine", outcome: "unchanged" });
+    await publish(db, "tracker.checked", { userId: "bus-user-4", trackerId: "other", outcome: "material" });
+    const controller = new AbortController();
+    const first = await subscribe("bus-user-4", ["tracker.checked"], {
+      lastEventId: "0",
+      signal: controller.signal,
+      filter: (e) => e.data.trackerId === "mine",
+    }).next();
+    controller.abort();
+    expect(first.value).toMatchObject({ data: { trackerId: "mine", outcome: "unchanged" } });
+  });
+
+  it("a prepared event has no NOTIFY without PostgreSQL and reaches subscribers only when delivered", async () => {
+    const controller = new AbortController();
+    const events = subscribe("bus-user-5", ["tracker.checked"], { signal: controller.signal });
+    const pending = events.next();
+    const prepared = prepareEvent("tracker.checked", { userId: "bus-user-5", trackerId: "t5", outcome: "failed" });
+    expect(prepared.notify).toBeNull();
+    const early = await Promise.race([
+      pending.then(() => "delivered"),
+      new Promise((r) => setTimeout(r, 20, "not yet")),
+    ]);
+    expect(early).toBe("not yet");
+    prepared.deliverHere();
+    expect((await pending).value).toEqual(prepared.event);
+    controller.abort();
   });
 });

@@ -17,7 +17,9 @@ export default function TrackerError({ error, reset }: { error: Error & { digest
       <h1 className="text-lg font-semibold">This tracker could not be shown</h1>
       <p className="mt-2 text-sm">
         It has been logged; please try again.
-        {error.digest ? <span className="block text-xs text-stone-500">Reference: {error.digest}</span> : null}
+        {error.digest ? (
+          <span className="block text-xs text-stone-600 dark:text-stone-400">Reference: {error.digest}</span>
+        ) : null}
       </p>
       <div className="mt-4 flex gap-2">
         <button type="button" onClick={reset} className={buttonPrimary}>

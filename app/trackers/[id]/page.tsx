@@ -1,20 +1,48 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+// Plain values, not from the "use client" components (a server component would get client references).
+import { PRUNED_DAYS_LIMIT, RUNS_PREVIEW_LIMIT, TIMELINE_PAGE_SIZE } from "@/components/trackers/page-queries";
 import { TrackerPage } from "@/components/trackers/tracker-page";
 import { getQueryClient, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
-export const metadata: Metadata = { title: "Tracker" };
+type TProps = { params: Promise<{ id: string }> };
 
-export default async function TrackerRoute({ params }: { params: Promise<{ id: string }> }) {
+/** "NOT_FOUND" when the tracker does not exist or is another person's (DESIGN §9: the same answer). */
+function failureCode(trackerId: string): string | undefined {
+  // In-process, the error is the TRPCError itself: its `code`.
+  const state = getQueryClient().getQueryState(trpc.tracker.get.queryKey({ trackerId }));
+  return (state?.error as { code?: string } | null | undefined)?.code;
+}
+
+/**
+ * The page's title is its decision. The overview is read once per request: this and the page share the request's
+ * query client, so the page's prefetch below finds it fresh. Another person's tracker gets no title of its own.
+ */
+export async function generateMetadata({ params }: TProps): Promise<Metadata> {
   const { id } = await params;
-  // Prefetch failures (e.g. not found) surface in the client component with their message.
   await prefetch(trpc.tracker.get.queryOptions({ trackerId: id }));
-  // A missing tracker, or another person's (the same NOT_FOUND: DESIGN §9), is the not-found page.
-  // (In-process, the error is the TRPCError itself: its `code`.)
-  const failed = getQueryClient().getQueryState(trpc.tracker.get.queryKey({ trackerId: id }))?.error as {
-    code?: string;
-  } | null;
-  if (failed?.code === "NOT_FOUND") notFound();
+  const overview = getQueryClient().getQueryData(trpc.tracker.get.queryKey({ trackerId: id }));
+  return { title: overview?.tracker.decision ?? "Tracker not found" };
+}
+
+export default async function TrackerRoute({ params }: TProps) {
+  const { id } = await params;
+  await prefetch(trpc.tracker.get.queryOptions({ trackerId: id }));
+  // A missing tracker, or another person's, is the not-found page (a real 404: nothing is streamed before this).
+  if (failureCode(id) === "NOT_FOUND") notFound();
+  // Everything the page shows arrives with its HTML (the same query keys the client components use), so nothing
+  // moves as data comes in and the timeline reads without JavaScript.
+  await Promise.all([
+    prefetch(trpc.tracker.series.queryOptions({ trackerId: id })),
+    prefetch(trpc.tracker.runs.queryOptions({ trackerId: id, limit: RUNS_PREVIEW_LIMIT })),
+    prefetch(trpc.tracker.prunedRunDays.queryOptions({ trackerId: id, limit: PRUNED_DAYS_LIMIT })),
+    getQueryClient().prefetchInfiniteQuery(
+      trpc.tracker.timeline.infiniteQueryOptions(
+        { trackerId: id, limit: TIMELINE_PAGE_SIZE },
+        { getNextPageParam: (last) => last.nextCursor ?? undefined },
+      ),
+    ),
+  ]);
   return (
     <HydrateClient>
       <TrackerPage trackerId={id} />

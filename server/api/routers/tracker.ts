@@ -1,3 +1,4 @@
+import { tracked } from "@trpc/server";
 import { z } from "zod";
 import {
   ZDiscardDraftRequestSchema,
@@ -6,6 +7,7 @@ import {
   ZListRunsRequestSchema,
   ZListTrackersRequestSchema,
   ZNumericSeriesRequestSchema,
+  ZNumericSeriesResponseSchema,
   ZPrunedRunDaySchema,
   ZPrunedRunDaysRequestSchema,
   ZRefreshResultSchema,
@@ -17,6 +19,7 @@ import {
   ZSetStatusRequestSchema,
   ZTimelineRequestSchema,
   ZTimelineResponseSchema,
+  ZTrackerEventsRequestSchema,
   ZTrackerIdRequestSchema,
   ZTrackerOverviewSchema,
   ZTrackerSummarySchema,
@@ -34,6 +37,7 @@ import {
   setTrackerSchedule,
   setTrackerStatus,
   setTrackersStatus,
+  trackerEvents,
 } from "@/server/trackers";
 import { refreshTrackerNow, streamTrackerRefresh } from "@/server/triggers";
 import { timelineWindow } from "../timeline-window";
@@ -65,6 +69,7 @@ export const trackerRouter = createTRPCRouter({
 
   series: protectedProcedure
     .input(ZNumericSeriesRequestSchema)
+    .output(ZNumericSeriesResponseSchema)
     .query(({ ctx, input }) => getNumericSeries(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   runs: protectedProcedure
@@ -101,6 +106,20 @@ export const trackerRouter = createTRPCRouter({
         idempotencyKey: input.idempotencyKey,
       });
     }),
+
+  /**
+   * One tracker's live events over SSE (a run ended; a change was recorded; its status moved), for its open page
+   * to reload in place. Owner-checked: another person's tracker is NOT_FOUND. Resumable by event id.
+   */
+  events: protectedProcedure.input(ZTrackerEventsRequestSchema).subscription(async function* ({ ctx, input, signal }) {
+    const events = trackerEvents(ctx.db, {
+      userId: ctx.user.id,
+      trackerId: input.trackerId,
+      lastEventId: input.lastEventId ?? null,
+      ...(signal ? { signal } : {}),
+    });
+    for await (const { id, ...event } of events) yield tracked(id, event);
+  }),
 
   setStatus: protectedProcedure
     .input(ZSetStatusRequestSchema)

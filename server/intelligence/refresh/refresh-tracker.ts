@@ -12,7 +12,7 @@ import {
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
-import { publish } from "../../events";
+import { prepareEvent, publish, type TCheckOutcome, type TPreparedEvent } from "../../events";
 import type { Prisma } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
@@ -201,10 +201,14 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     startedAt,
     finishedAt: now(),
   });
+  // Whoever shows this tracker (its open page) hears that the run ended, whatever it found.
+  const checked = (outcome: TCheckOutcome) =>
+    prepareEvent("tracker.checked", { userId: tracker.userId, trackerId: tracker.id, outcome });
   // Everything a successful ending shares; each ending adds its outcome, summary and writes.
   const finish = (ending: Pick<TFinishInput, "outcome" | "summary" | "stamp" | "write">) =>
     finishRun(db, {
       ...ending,
+      checked: checked(ending.outcome),
       fence,
       scheduleMinutes: tracker.scheduleMinutes,
       steps,
@@ -366,7 +370,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     // 7. Append.
     const kept = pickDeltas(deltas, decisions.byField, (v) => v !== "noise");
     const nextFields = acceptFields(def, previous, filled.record, deltas, decisions.byField);
-    const outcome: TRefreshOutcome = overall === "none" ? "noise" : overall;
+    const outcome = overall === "none" ? ("noise" as const) : overall;
     const summary =
       overall === "material" || overall === "notable"
         ? `${overall}: ${describeDeltas(kept)}`
@@ -415,7 +419,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       error: failure,
     };
     // State untouched; the run says what went wrong; only the lease holder updates the tracker's failure
-    // bookkeeping (backoff + jitter) and releases the lease. One statement.
+    // bookkeeping (backoff + jitter) and releases the lease. One statement (with the event's NOTIFY in it).
+    const event = checked("failed");
     await writeRunFinal(db, {
       fence: refreshFailureSql({
         ...fence,
@@ -427,7 +432,9 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       run: failed,
       ledger: ledger.entries,
       fenced: false,
+      notify: event.notify,
     });
+    event.deliverHere();
     return recordResult(failed, false);
   } finally {
     heartbeat?.stop();
@@ -610,7 +617,9 @@ function acceptFields(
 type TFinishInput = {
   fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
-  outcome: TRefreshOutcome;
+  outcome: Exclude<TCheckOutcome, "failed">;
+  /** `tracker.checked`, folded into the final statement and delivered here once it committed. */
+  checked: TPreparedEvent;
   summary: string;
   steps: ReturnType<typeof createStepRecorder>;
   ledger: { callKey: string; info: TUsageInfo }[];
@@ -640,6 +649,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     run,
     ledger: input.ledger,
     fenced: true,
+    notify: input.checked.notify,
   });
   let run: TRunRecord;
   if (input.stamp) {
@@ -652,6 +662,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     });
     if (!held)
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+    input.checked.deliverHere();
     input.steps.announce(step);
     return recordResult(run, false);
   }
@@ -668,6 +679,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     await write?.(tx);
     return entry;
   });
+  input.checked.deliverHere();
   input.steps.announce(step);
   // biome-ignore lint/style/noNonNullAssertion: assigned inside the committed transaction
   return recordResult(run!, false);

@@ -64,6 +64,8 @@ const RUN_COLUMNS = Prisma.raw(`"id", "trackerId", "trigger", "idempotencyKey", 
  * The run's one final statement: `fence` (the tracker-store's fenced bookkeeping UPDATE … RETURNING "id"),
  * the run row and its ledger rows — inserted FROM the fence when `fenced`, so a run that lost its lease
  * writes nothing — and any `extra` sub-statements (e.g. the timeline's state stamp, guarded on "fence").
+ * `notify` (PostgreSQL: an event for other instances, server/events prepareEvent) is sent by the same statement,
+ * only when the run row was written, and — inside a transaction — only when it commits.
  * Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
  */
 export async function writeRunFinal(
@@ -75,6 +77,7 @@ export async function writeRunFinal(
     /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
     fenced: boolean;
     extra?: Prisma.Sql[];
+    notify?: { channel: string; payload: string } | null;
   },
 ): Promise<{ held: boolean }> {
   const source = input.fenced ? Prisma.sql`FROM "fence"` : Prisma.empty;
@@ -98,9 +101,14 @@ export async function writeRunFinal(
   }
   for (const [i, sql] of (input.extra ?? []).entries())
     parts.push(Prisma.sql`${Prisma.raw(`"extra${i}"`)} AS (${sql})`);
+  // A SELECT in WITH runs only when referenced, hence the count below.
+  if (input.notify) {
+    parts.push(Prisma.sql`"notify" AS (SELECT pg_notify(${input.notify.channel}, ${input.notify.payload}) FROM "run")`);
+  }
+  const notified = input.notify ? Prisma.sql`, (SELECT count(*) FROM "notify")::int AS "notified"` : Prisma.empty;
   const rows = await db.$queryRaw<{ held: number }[]>`
     WITH ${Prisma.join(parts, ", ")}
-    SELECT (SELECT count(*) FROM "fence")::int AS "held"`;
+    SELECT (SELECT count(*) FROM "fence")::int AS "held"${notified}`;
   return { held: (rows[0]?.held ?? 0) > 0 };
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
+import { publish } from "../../events";
 import type { Tracker } from "../../generated/prisma/client";
 import { computeNextRunAt, getTracker, updateTrackerSchedule } from "../../intelligence/tracker-store";
 
@@ -34,5 +35,8 @@ export async function setTrackerSchedule(
   });
   const nextRunAt =
     tracker.nextRunAt && tracker.nextRunAt.getTime() < candidate.getTime() ? tracker.nextRunAt : candidate;
-  return updateTrackerSchedule(db, { trackerId: tracker.id, scheduleMinutes: parsed.data, nextRunAt });
+  const updated = await updateTrackerSchedule(db, { trackerId: tracker.id, scheduleMinutes: parsed.data, nextRunAt });
+  // Its open pages show the new schedule and next run (DESIGN §2: news travels as events).
+  await publish(db, "tracker.changed", { userId: input.userId, trackerId: tracker.id, materiality: null });
+  return updated;
 }

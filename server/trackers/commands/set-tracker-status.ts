@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { TDb, TTx } from "../../db";
 import { AppError } from "../../errors";
+import { publish } from "../../events";
 import type { Tracker, TrackerStatus } from "../../generated/prisma/client";
 import { getTracker, updateTrackerStatus } from "../../intelligence/tracker-store";
 
@@ -33,5 +34,13 @@ export async function setTrackerStatus(
   if (tracker.status === to) return tracker;
   const why = refusal(tracker.status, to);
   if (why) throw new AppError("PRECONDITION_FAILED", why, { details: { from: tracker.status, to } });
-  return updateTrackerStatus(db, { userId: input.userId, trackerId: tracker.id, from: tracker.status, to });
+  const updated = await updateTrackerStatus(db, {
+    userId: input.userId,
+    trackerId: tracker.id,
+    from: tracker.status,
+    to,
+  });
+  // Open pages of this tracker (and the feed) follow the move, wherever it was made (another tab, the API).
+  await publish(db, "tracker.changed", { userId: input.userId, trackerId: tracker.id, materiality: null });
+  return updated;
 }

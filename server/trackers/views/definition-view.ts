@@ -13,12 +13,19 @@ export function describeDefinition(version: number, definition: TTrackerDefiniti
       type: field.type === "money" && field.currency ? `money (${field.currency})` : field.type,
       description: field.description,
       rule: describeRule(field, ruleForField(definition, field.name)),
+      format: {
+        type: field.type,
+        ...(field.unit ? { unit: field.unit } : {}),
+        ...(field.currency ? { currency: field.currency } : {}),
+      },
     })),
   };
 }
 
+type TComparedField = Pick<TDefinitionFieldView, "name" | "type" | "description" | "rule">;
+
 /** Readable differences between two versions' fields: added, removed, retyped, rule changed. */
-export function diffDefinitionViews(older: TDefinitionFieldView[], newer: TDefinitionFieldView[]): string[] {
+export function diffDefinitionViews(older: TComparedField[], newer: TComparedField[]): string[] {
   const before = new Map(older.map((f) => [f.name, f]));
   const after = new Map(newer.map((f) => [f.name, f]));
   const out: string[] = [];
