@@ -181,6 +181,40 @@ async function announceReadiness(port: number, serverPid: number): Promise<void>
   await exitCodeOf(spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] }));
 }
 
+/**
+ * Processes this one started and that still run (tsx's esbuild service). Stopped before execve: the server would
+ * never reap them, so they would stay behind as defunct entries for its lifetime. Linux (/proc) only; elsewhere none.
+ */
+async function stopOwnChildren(): Promise<void> {
+  const children = (): number[] => {
+    try {
+      return fs
+        .readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((entry) => {
+          try {
+            const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+            return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+          } catch {
+            return false; // ended meanwhile
+          }
+        })
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  for (const pid of children()) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // ended meanwhile
+    }
+  }
+  // Reaped by the code that started them (Node's own child handling) once they exit.
+  for (let i = 0; i < 40 && children().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 function exitCodeOf(proc: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     proc.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 1) : 1)));
@@ -244,6 +278,7 @@ async function main(): Promise<void> {
   Object.assign(env, memory.env);
   if (typeof process.execve === "function") {
     await announceReadiness(config.PORT, process.pid);
+    await stopOwnChildren();
     // This process's work is done; staying beside the server to forward signals would keep ~90 MB resident
     // (Node, tsx and its esbuild service) for the app's lifetime.
     process.execve(process.execPath, [process.execPath, ...memory.flags, nextBin, ...args], env);
