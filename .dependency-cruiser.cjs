@@ -13,7 +13,7 @@ const LEVELS = [
   ["trackers", "triggers", "feed", "api-tokens", "system"],
   ["enhancement", "notifications"],
   ["intelligence"],
-  ["timeline", "context", "settings", "users", "usage"],
+  ["timeline", "context", "settings", "users", "usage", "retention"],
   ["capabilities", "ai", "events"],
 ];
 /** The foundation every room may use: env, db, logger, errors, small pure helpers, the generated client. */

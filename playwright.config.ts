@@ -29,6 +29,8 @@ const appEnv = {
   FETCH_TIMEOUT_MS: "3000",
   // Weather comes from the fixture site too (it serves Open-Meteo JSON at /v1/forecast when a test sets it).
   OPEN_METEO_BASE_URL: E2E_URLS.site,
+  // …and so does Settings' place search (Open-Meteo geocoding JSON at /v1/search).
+  GEOCODING_BASE_URL: E2E_URLS.site,
   // One owner drives every spec's setup turns and refreshes within minutes; the per-user limits themselves are
   // tested in tests/integration/usage-rate-limit*.test.ts, so here they only must not get in the way.
   RATE_LIMIT_SETUP_TURNS: "10000",

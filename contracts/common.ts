@@ -45,6 +45,10 @@ export const ZErrorBodySchema = z
       code: z.string().describe("Machine-readable code, e.g. NOT_FOUND, BAD_REQUEST"),
       message: z.string().describe("What went wrong, written for people"),
       details: z.record(z.string(), z.unknown()).optional(),
+      fieldErrors: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('Invalid input: field path (e.g. "definition.fields.0.name") → what is wrong with it'),
     }),
   })
   .meta({ id: "Error" });

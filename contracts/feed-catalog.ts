@@ -97,6 +97,126 @@ export type TSpecLimits = {
 /** Source cards: generous, but a spec is always a small finite tree the renderer can walk. */
 export const DEFAULT_SPEC_LIMITS: TSpecLimits = { maxElements: 200, maxDepth: 8 };
 
+const COMPONENT_NAMES: ReadonlySet<string> = new Set(feedCatalog.componentNames);
+
+/**
+ * An object zod's `z.record` takes as a record (`isPlainObject`: not an array, `constructor` is Object, read
+ * once, no prototype walk). Symbol keys, which zod refuses in a record, are not looked for: JSON cannot carry
+ * them, and the sources build specs from literals.
+ */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && value.constructor === Object;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== "string") return false;
+  return true;
+}
+
+/**
+ * json-render's spec schema (`@json-render/react/schema`: `{root: string, elements: record({type: component
+ * name, props: record, children: string[], slots?: record(string[]), visible?, repeat?})}`), written out.
+ * `feedCatalog.validate` checks the same with zod at ~1 µs per element, and `validateFeedSpec` runs for every
+ * card of every feed load (DESIGN §6 fast path): a spec this accepts skips it; anything else, including
+ * anything unusual (class instances, null prototypes), still goes to zod, which decides and words the problem.
+ * Of what JSON can carry it accepts only what zod accepts (tests/unit/feed-spec-safety.test.ts compares them).
+ */
+export function hasCatalogShape(spec: unknown): boolean {
+  if (!isPlainRecord(spec) || typeof spec.root !== "string" || !isPlainRecord(spec.elements)) return false;
+  for (const key in spec.elements) {
+    const el = spec.elements[key];
+    if (!isPlainRecord(el)) return false;
+    if (typeof el.type !== "string" || !COMPONENT_NAMES.has(el.type)) return false;
+    if (!isPlainRecord(el.props) || !isStringArray(el.children)) return false;
+    if (el.slots !== undefined) {
+      if (!isPlainRecord(el.slots)) return false;
+      for (const name in el.slots) if (!isStringArray(el.slots[name])) return false;
+    }
+  }
+  return true;
+}
+
+/** A quick "valid" for a value; false means "ask zod", never "invalid". */
+export type TQuickAccept = (value: unknown) => boolean;
+
+type TZodDef = {
+  type: string;
+  checks?: { _zod: { def: { check?: string; maximum?: unknown } } }[];
+  shape?: Record<string, z.ZodType>;
+  catchall?: unknown;
+  innerType?: z.ZodType;
+  coerce?: boolean;
+};
+
+/**
+ * A props schema turned into a plain predicate that says yes only where zod says yes: objects (unknown keys
+ * stripped) of strings with a maximum length, enums, optional and nullable — what the catalog's props use.
+ * Anything else gives null (zod always decides). Derived from the zod schema, so the catalog stays the one
+ * definition; zod's parse of every element of every card on every feed load (DESIGN §6 fast path) allocates
+ * more than the whole rest of the load, and is now left for the rare card that fails or uses other types.
+ */
+export function quickAccept(schema: z.ZodType): TQuickAccept | null {
+  const def = schema._zod.def as unknown as TZodDef;
+  const checks = def.checks ?? [];
+  switch (def.type) {
+    case "string": {
+      if (def.coerce) return null;
+      let max = Number.POSITIVE_INFINITY;
+      for (const check of checks) {
+        const c = check._zod.def;
+        if (c.check !== "max_length" || typeof c.maximum !== "number") return null;
+        max = Math.min(max, c.maximum);
+      }
+      // zod counts code points, never more than UTF-16 units: within `max` units is within `max` for zod too.
+      return (v) => typeof v === "string" && v.length <= max;
+    }
+    case "enum": {
+      const values = schema._zod.values;
+      if (checks.length > 0 || !values) return null;
+      return (v) => values.has(v as never);
+    }
+    case "optional":
+    case "nullable": {
+      const inner = def.innerType ? quickAccept(def.innerType) : null;
+      if (!inner || checks.length > 0) return null;
+      return def.type === "optional" ? (v) => v === undefined || inner(v) : (v) => v === null || inner(v);
+    }
+    case "object": {
+      if (checks.length > 0 || def.catchall !== undefined || !def.shape) return null;
+      const keys: string[] = [];
+      const accepts: TQuickAccept[] = [];
+      for (const [key, field] of Object.entries(def.shape)) {
+        const accept = quickAccept(field);
+        if (!accept) return null;
+        keys.push(key);
+        accepts.push(accept);
+      }
+      return (v) => {
+        if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+        const record = v as Record<string, unknown>;
+        // Indexed loops here and in validateFeedSpec: they run per element of every card and allocate nothing.
+        for (let i = 0; i < keys.length; i++)
+          if (!(accepts[i] as TQuickAccept)(record[keys[i] as string])) return false;
+        return true;
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+type TCatalogComponent = { props: z.ZodType; slots: string[] };
+const COMPONENTS = feedCatalog.data.components as Record<string, TCatalogComponent>;
+const QUICK_PROPS = new Map<string, TQuickAccept>();
+for (const [name, component] of Object.entries(COMPONENTS)) {
+  const accept = quickAccept(component.props);
+  if (accept) QUICK_PROPS.set(name, accept);
+}
+
+/** The tree walk's scratch space: element key → the mark of the last call that reached it; the walk's stack. */
+const WALK = { seen: new Map<string, number>(), mark: 0, keys: [] as string[], depths: [] as number[] };
+
 /**
  * Catalog validation plus the graph checks json-render leaves to the renderer: the elements form one tree
  * under `root` — every child exists, no element is reached twice (a cycle or a shared child would make the
@@ -104,10 +224,12 @@ export const DEFAULT_SPEC_LIMITS: TSpecLimits = { maxElements: 200, maxDepth: 8 
  * `Link` href passes `feedHref`.
  */
 export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SPEC_LIMITS): TSpecCheck {
-  const result = feedCatalog.validate(spec);
-  if (!result.success) {
-    const issue = result.error?.issues[0];
-    return { ok: false, problem: issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid spec" };
+  if (!hasCatalogShape(spec)) {
+    const result = feedCatalog.validate(spec);
+    if (!result.success) {
+      const issue = result.error?.issues[0];
+      return { ok: false, problem: issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid spec" };
+    }
   }
   const s = spec as TFeedSpec;
   const keys = Object.keys(s.elements);
@@ -115,19 +237,23 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
     return { ok: false, problem: `${keys.length} elements (at most ${limits.maxElements})` };
   }
   if (!Object.hasOwn(s.elements, s.root)) return { ok: false, problem: `root "${s.root}" is not an element` };
-  const components = feedCatalog.data.components as Record<string, { props: z.ZodType; slots: string[] }>;
-  for (const [key, el] of Object.entries(s.elements)) {
+  const components = COMPONENTS;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const el = s.elements[key] as TFeedSpec["elements"][string];
     if (limits.components && !limits.components.includes(el.type)) {
       return { ok: false, problem: `${key}: component ${el.type} is not allowed here` };
     }
     // catalog.validate checks the shape and the type names, not each component's props.
-    const props = components[el.type]?.props.safeParse(el.props);
-    if (!props?.success) {
-      const issue = props?.error.issues[0];
-      return {
-        ok: false,
-        problem: `${key} (${el.type}) props: ${issue ? `${issue.path.join(".")} ${issue.message}` : "unknown component"}`,
-      };
+    if (!QUICK_PROPS.get(el.type)?.(el.props)) {
+      const props = components[el.type]?.props.safeParse(el.props);
+      if (!props?.success) {
+        const issue = props?.error.issues[0];
+        return {
+          ok: false,
+          problem: `${key} (${el.type}) props: ${issue ? `${issue.path.join(".")} ${issue.message}` : "unknown component"}`,
+        };
+      }
     }
     if (el.children.length > 0 && components[el.type]?.slots.length === 0) {
       return { ok: false, problem: `${key} (${el.type}) cannot have children` };
@@ -136,21 +262,39 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
       return { ok: false, problem: `${key} (Link) href is not an in-app path or an http(s) URL` };
     }
   }
-  // Walk the tree iteratively (a hostile spec must not overflow the stack either).
-  const seen = new Set<string>([s.root]);
-  const stack: { key: string; depth: number }[] = [{ key: s.root, depth: 0 }];
-  while (stack.length > 0) {
-    const { key, depth } = stack.pop() as { key: string; depth: number };
-    for (const child of s.elements[key]?.children ?? []) {
+  // Walk the tree iteratively (a hostile spec must not overflow the stack either). The scratch space is shared
+  // by every call (the check is synchronous): a key counts as seen when it carries this call's mark, so nothing
+  // is cleared or allocated per card of every load.
+  const walk = WALK;
+  const mark = ++walk.mark;
+  if (walk.seen.size > 10_000) walk.seen.clear(); // keys of odd specs must not pile up
+  const stackKeys = walk.keys;
+  const stackDepths = walk.depths;
+  stackKeys.length = 0;
+  stackDepths.length = 0;
+  walk.seen.set(s.root, mark);
+  let reached = 1;
+  stackKeys.push(s.root);
+  stackDepths.push(0);
+  while (stackKeys.length > 0) {
+    const key = stackKeys.pop() as string;
+    const depth = stackDepths.pop() as number;
+    const children = s.elements[key]?.children ?? [];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as string;
       if (!Object.hasOwn(s.elements, child)) return { ok: false, problem: `${key} has a missing child "${child}"` };
-      if (seen.has(child)) return { ok: false, problem: `${key} reaches "${child}" twice (a cycle or a shared child)` };
+      if (walk.seen.get(child) === mark) {
+        return { ok: false, problem: `${key} reaches "${child}" twice (a cycle or a shared child)` };
+      }
       if (depth + 1 > limits.maxDepth) return { ok: false, problem: `nested deeper than ${limits.maxDepth} levels` };
-      seen.add(child);
-      stack.push({ key: child, depth: depth + 1 });
+      walk.seen.set(child, mark);
+      reached++;
+      stackKeys.push(child);
+      stackDepths.push(depth + 1);
     }
   }
-  if (seen.size !== keys.length) {
-    const stray = keys.find((k) => !seen.has(k));
+  if (reached !== keys.length) {
+    const stray = keys.find((k) => walk.seen.get(k) !== mark);
     return { ok: false, problem: `element "${stray}" is not reachable from the root` };
   }
   return { ok: true, spec: s };

@@ -12,9 +12,17 @@ const APP_ORIGIN = "http://app.invalid";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
 const UNSAFE_CHARS = /[\u0000-\u0020\u007f-\u009f]/;
 
+/**
+ * An in-app path of plain segments ("/trackers/cm3…"): no dot segments, nothing a URL parser would
+ * percent-encode, no query or fragment, so it is its own normalisation. Answered without building a URL
+ * (the spec check asks for every card's link on every feed load).
+ */
+const PLAIN_APP_PATH = /^(?:\/[\w~-][\w.~-]*)+\/?$/;
+
 export function feedHref(raw: string): TFeedHref | null {
   if (raw.length === 0 || raw.length > 2000 || UNSAFE_CHARS.test(raw)) return null;
   const href = raw.replaceAll("\\", "/");
+  if (PLAIN_APP_PATH.test(href)) return { kind: "app", href };
   if (href.startsWith("/")) {
     if (href.startsWith("//")) return null;
     let url: URL;

@@ -37,6 +37,8 @@ export const ZSetupDraftDataSchema = z.discriminatedUnion("status", [
     view: ZDraftViewSchema,
     version: z.number().int().positive(),
     definition: z.record(z.string(), z.unknown()),
+    /** How often the tracker will check (minutes); absent in replies stored before the card showed it. */
+    scheduleMinutes: z.number().int().positive().optional(),
   }),
   z.object({ status: z.literal("discarded") }),
 ]);

@@ -53,7 +53,12 @@ export const ZCurrentStateFieldsSchema = z.record(z.string(), z.unknown());
 
 export const ZCurrentStateSchema = z.object({
   entityId: z.string(),
-  fields: ZCurrentStateFieldsSchema,
+  fields: ZCurrentStateFieldsSchema.describe(
+    "The baseline: the accepted record the materiality rules compare the next values against",
+  ),
+  observed: ZCurrentStateFieldsSchema.describe(
+    "What the source said at its last change of content; differs from `fields` where a numeric rule called a move noise and kept the baseline",
+  ),
   contentHash: z.string(),
   definitionVersion: z.number().int(),
   lastCheckedAt: z.date(),

@@ -94,6 +94,18 @@ export const ZRefreshRunViewSchema = z
   .meta({ id: "RefreshRun" });
 export type TRefreshRunView = z.infer<typeof ZRefreshRunViewSchema>;
 
+/** Older runs retention summed per UTC day (unchanged checks and skipped runs past RUN_RETENTION_DAYS). */
+export const ZPrunedRunDaySchema = z
+  .object({
+    day: z.string().describe("UTC day, YYYY-MM-DD"),
+    unchanged: z.number().int().describe("Completed checks that found the page unchanged"),
+    skipped: z.number().int().describe("Runs skipped because another refresh was in flight"),
+    modelCalls: z.number().int(),
+    tokens: z.number().int(),
+  })
+  .meta({ id: "PrunedRunDay" });
+export type TPrunedRunDay = z.infer<typeof ZPrunedRunDaySchema>;
+
 export const ZRefreshResultSchema = z
   .object({
     runId: z.string(),
@@ -160,7 +172,13 @@ export const ZTimelineResponseSchema = ZTimelinePageSchema;
 export const ZListRunsRequestSchema = ZTrackerIdRequestSchema.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-export const ZListRunsResponseSchema = z.object({ runs: z.array(ZRefreshRunViewSchema) });
+export const ZListRunsResponseSchema = z.object({
+  runs: z.array(ZRefreshRunViewSchema),
+  prunedDays: z
+    .array(ZPrunedRunDaySchema)
+    .describe("Older unchanged and skipped runs, summed per day once pruned (newest first, at most `limit` days)"),
+});
+export const ZPrunedRunDaysRequestSchema = ZListRunsRequestSchema;
 
 export const ZRefreshTrackerRequestSchema = ZTrackerIdRequestSchema.extend({
   idempotencyKey: zText({ min: 1, max: 200, label: "The idempotency key" })
@@ -177,7 +195,7 @@ export const ZTrackerResponseSchema = z.object({ tracker: ZTrackerSummarySchema 
 
 export const ZSetStatusManyRequestSchema = z.object({
   trackerIds: z.array(ZIdSchema).min(1).max(500),
-  status: z.enum(["active", "paused"]),
+  status: z.enum(["active", "paused", "archived"]).describe("active resumes, paused pauses, archived archives (final)"),
 });
 export const ZSetStatusManyResponseSchema = z.object({
   updated: z.array(z.string()),
@@ -185,6 +203,57 @@ export const ZSetStatusManyResponseSchema = z.object({
 });
 
 export const ZNumericSeriesRequestSchema = ZTrackerIdRequestSchema;
+
+// ── the trackers list page ─────────────────────────────────────────────────────────────────────────────────────
+
+/** One field as people read it: "Price" · "$39.50" (contracts/definition/format-value.ts). */
+export const ZFieldValueViewSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  text: z.string(),
+});
+export type TFieldValueView = z.infer<typeof ZFieldValueViewSchema>;
+
+/** The latest material change: when, and each field that moved ("$39.50 → $35.00 (−11%)"). */
+export const ZLastChangeViewSchema = z.object({
+  capturedAt: z.date(),
+  fields: z.array(ZFieldValueViewSchema),
+});
+export type TLastChangeView = z.infer<typeof ZLastChangeViewSchema>;
+
+/** A tracker in the list: its summary, what its source says now (main fields) and its last material change. */
+export const ZTrackerListItemSchema = ZTrackerSummarySchema.extend({
+  values: z.array(ZFieldValueViewSchema),
+  lastChange: ZLastChangeViewSchema.nullable(),
+});
+export type TTrackerListItem = z.infer<typeof ZTrackerListItemSchema>;
+
+/** An unfinished setup: a draft tracker (never locked), resumable in its setup chat, discarded when stale. */
+export const ZDraftListItemSchema = z.object({
+  id: z.string(),
+  decision: z.string(),
+  capability: z.string(),
+  target: z.string(),
+  createdAt: z.date(),
+  /** The last time the draft or its conversation changed. */
+  touchedAt: z.date(),
+  /** When it is discarded automatically unless touched again. */
+  discardAfter: z.date(),
+  /** The setup conversation Resume opens (null: made without one; it can only be discarded). */
+  setupSessionId: z.string().nullable(),
+});
+export type TDraftListItem = z.infer<typeof ZDraftListItemSchema>;
+
+export const ZTrackersListViewSchema = z.object({
+  trackers: z.array(ZTrackerListItemSchema),
+  drafts: z.array(ZDraftListItemSchema),
+  /** The instant the view was read: relative times ("2 h ago") are computed from it on server and client alike. */
+  asOf: z.date(),
+});
+export type TTrackersListView = z.infer<typeof ZTrackersListViewSchema>;
+
+export const ZDiscardDraftRequestSchema = ZTrackerIdRequestSchema;
+export const ZDiscardDraftResponseSchema = z.object({ trackerId: z.string() });
 
 export const ZListVersionsRequestSchema = ZTrackerIdRequestSchema;
 export const ZListVersionsResponseSchema = z.object({ versions: z.array(ZDefinitionVersionWithChangesSchema) });

@@ -58,9 +58,20 @@ function readLockPid(lockPath: string): number | undefined {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+  }
+  // A killed holder whose parent died with it stays a zombie until an init reaps it (containers often have
+  // none): it answers signal 0 but holds nothing. Linux says so in /proc; elsewhere, trust the signal.
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
   }
 }
 

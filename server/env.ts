@@ -87,6 +87,8 @@ const ZEnvObjectSchema = z.object({
   GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
   /** Open-Meteo forecast API origin (a local fixture in tests). */
   OPEN_METEO_BASE_URL: httpUrl.default("https://api.open-meteo.com"),
+  /** Open-Meteo geocoding API origin for Settings' place search (a local fixture in tests). */
+  GEOCODING_BASE_URL: httpUrl.default("https://geocoding-api.open-meteo.com"),
   /** Feed enhancement waits this long for changes to settle before calling the model. */
   FEED_ENHANCE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
 
@@ -98,6 +100,11 @@ const ZEnvObjectSchema = z.object({
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long the worker sleeps when nothing is due (plus jitter). */
   WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /**
+   * Retention (DESIGN §4): unchanged and skipped refresh runs older than this many days are summed per tracker per day
+   * (RunDailyStat) and deleted with their usage-ledger rows; runs the timeline references and failed runs are kept.
+   */
+  RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
 
   /**
    * Costly endpoints are rate-limited per person (DESIGN §9), counted in the database so every instance shares

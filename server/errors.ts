@@ -27,16 +27,58 @@ export const APP_ERROR_CODES = {
 
 export type TAppErrorCode = keyof typeof APP_ERROR_CODES;
 
+/**
+ * What a form shows next to each field: the input path ("latitude", "fields.0.name") → the first message for it.
+ * Every error shape carries it under the same name (tRPC `data.fieldErrors`, REST `error.fieldErrors`), so one
+ * client helper serves every form.
+ */
+export type TFieldErrors = Record<string, string>;
+
+/** A zod-style issue list → field errors (first message per path; issues about the whole input go under ""). */
+export function toFieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[]): TFieldErrors {
+  const out: TFieldErrors = {};
+  for (const issue of issues) {
+    const path = issue.path.map(String).join(".");
+    out[path] ??= issue.message;
+  }
+  return out;
+}
+
+/**
+ * One line for invalid input that names the field: "latitude: Latitude must be between -90 and 90." (the path is
+ * left out when the message already names it), plus how many other fields are wrong.
+ */
+export function describeFieldErrors(fieldErrors: TFieldErrors): string {
+  const entries = Object.entries(fieldErrors);
+  const [first] = entries;
+  if (!first) return "The request is invalid.";
+  const [path, message] = first;
+  const last = path.split(".").at(-1) ?? "";
+  // "Latitude must be …" or 'Expected "to" …' already say which field; "Invalid URL" does not.
+  const named =
+    path === "" || message.includes(`"${path}"`) || message.toLowerCase().startsWith(`${last.toLowerCase()} `);
+  const line = named ? message : `${path}: ${message}`;
+  const more = entries.length - 1;
+  return more > 0 ? `${line} (and ${more} more field${more === 1 ? "" : "s"} to fix)` : line;
+}
+
 export class AppError extends Error {
   override name = "AppError";
   readonly code: TAppErrorCode;
   /** Machine-readable extras that are safe to show (never secrets, never stack traces). */
   readonly details?: Record<string, unknown>;
+  /** Per-field messages for a form (see TFieldErrors); set by invalid input, domain checks may set them too. */
+  readonly fieldErrors?: TFieldErrors;
 
-  constructor(code: TAppErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+  constructor(
+    code: TAppErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown>; fieldErrors?: TFieldErrors },
+  ) {
     super(message, { cause: options?.cause });
     this.code = code;
     this.details = options?.details;
+    this.fieldErrors = options?.fieldErrors;
   }
 
   get httpStatus(): number {
@@ -48,18 +90,42 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
-/** The user-facing shape of any error: AppErrors keep their message, everything else is hidden. */
-export function toPublicError(error: unknown): {
+/** A BAD_REQUEST for input that failed its schema: the message names the field, fieldErrors has them all. */
+export function invalidInputError(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  options?: { message?: string; cause?: unknown },
+): AppError {
+  const fieldErrors = toFieldErrors(issues);
+  const details = { issues: issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })) };
+  return new AppError("BAD_REQUEST", options?.message ?? describeFieldErrors(fieldErrors), {
+    cause: options?.cause,
+    details,
+    fieldErrors,
+  });
+}
+
+export type TPublicError = {
   code: TAppErrorCode;
   message: string;
   details?: Record<string, unknown>;
-} {
-  if (isAppError(error)) return { code: error.code, message: error.message, details: error.details };
+  fieldErrors?: TFieldErrors;
+};
+
+/** The user-facing shape of any error: AppErrors keep their message, everything else is hidden. */
+export function toPublicError(error: unknown): TPublicError {
+  if (isAppError(error)) {
+    return {
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      ...(error.fieldErrors ? { fieldErrors: error.fieldErrors } : {}),
+    };
+  }
   return { code: "INTERNAL", message: "Something went wrong on our side. It has been logged; please try again." };
 }
 
 /** The JSON body every HTTP route answers an error with (REST, cron, streaming routes; tRPC has its own envelope). */
-export type TErrorBody = { error: { code: TAppErrorCode; message: string; details?: Record<string, unknown> } };
+export type TErrorBody = { error: TPublicError };
 
 /**
  * The one error→HTTP mapping: the status from APP_ERROR_CODES, the public body, and the headers the status
@@ -71,7 +137,14 @@ export function toHttpError(error: unknown): { status: number; body: TErrorBody;
   const retryAfter = pub.details?.retryAfterSeconds;
   return {
     status: APP_ERROR_CODES[pub.code].http,
-    body: { error: { code: pub.code, message: pub.message, ...(pub.details ? { details: pub.details } : {}) } },
+    body: {
+      error: {
+        code: pub.code,
+        message: pub.message,
+        ...(pub.details ? { details: pub.details } : {}),
+        ...(pub.fieldErrors ? { fieldErrors: pub.fieldErrors } : {}),
+      },
+    },
     headers:
       typeof retryAfter === "number" && Number.isFinite(retryAfter) && retryAfter > 0
         ? { "retry-after": String(Math.ceil(retryAfter)) }

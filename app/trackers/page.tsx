@@ -6,7 +6,7 @@ import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 export const metadata: Metadata = { title: "Trackers" };
 
 export default async function TrackersPage() {
-  await prefetch(trpc.tracker.list.queryOptions(undefined));
+  await prefetch(trpc.tracker.listView.queryOptions());
   return (
     <>
       <PageHeader title="Trackers" description="Each tracker watches one thing for one decision." />

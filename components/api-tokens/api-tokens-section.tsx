@@ -68,8 +68,8 @@ export function ApiTokensSection() {
           {tokens.data.map((t) => (
             <li key={t.id} className="flex flex-wrap items-center gap-2 py-2" data-testid="api-token-row">
               <span className="font-medium">{t.name}</span>
-              <code className="text-xs text-stone-500">{t.prefix}…</code>
-              <span className="text-xs text-stone-500">
+              <code className="text-xs text-stone-600 dark:text-stone-400">{t.prefix}…</code>
+              <span className="text-xs text-stone-600 dark:text-stone-400">
                 created <LocalTime value={t.createdAt} />
                 {t.lastUsedAt ? (
                   <>
@@ -81,7 +81,7 @@ export function ApiTokensSection() {
                 )}
               </span>
               {t.revokedAt ? (
-                <span className="ml-auto text-xs text-stone-500">revoked</span>
+                <span className="ml-auto text-xs text-stone-600 dark:text-stone-400">revoked</span>
               ) : (
                 <button
                   type="button"
@@ -96,7 +96,7 @@ export function ApiTokensSection() {
           ))}
         </ul>
       ) : tokens.data ? (
-        <p className="mt-3 text-sm text-stone-600">No tokens yet.</p>
+        <p className="mt-3 text-sm text-stone-600 dark:text-stone-400">No tokens yet.</p>
       ) : null}
     </section>
   );

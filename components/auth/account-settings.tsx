@@ -176,7 +176,7 @@ function Sessions() {
                 this browser
               </span>
             ) : null}
-            <span className="text-xs text-stone-500">
+            <span className="text-xs text-stone-600 dark:text-stone-400">
               {s.ipAddress ? `${s.ipAddress} · ` : ""}signed in <LocalTime value={s.createdAt} /> · last seen{" "}
               <LocalTime value={s.lastSeenAt} />
             </span>
@@ -315,7 +315,7 @@ function Invites() {
           {invites.data.map((invite) => (
             <li key={invite.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2" data-testid="invite-row">
               <span className="font-medium">{invite.note || "Invite"}</span>
-              <span className="text-xs text-stone-500">
+              <span className="text-xs text-stone-600 dark:text-stone-400">
                 {invite.status === "pending" ? (
                   <>
                     expires <LocalTime value={invite.expiresAt} />

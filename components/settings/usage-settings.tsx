@@ -18,7 +18,7 @@ export function UsageSettings() {
   const trpc = useTRPC();
   const usage = useQuery(trpc.settings.usage.queryOptions());
 
-  if (usage.isPending) return <p className="mt-2 text-sm text-stone-500">Loading usage…</p>;
+  if (usage.isPending) return <p className="mt-2 text-sm text-stone-600 dark:text-stone-400">Loading usage…</p>;
   if (usage.isError) return <p role="alert">Usage could not be loaded: {usage.error.message}</p>;
   const u = usage.data;
   const { budget } = u;
@@ -66,12 +66,12 @@ export function UsageSettings() {
       </div>
 
       {u.trackers.length === 0 && other.length === 0 ? (
-        <p className="text-stone-500">No refreshes or model calls yet this month.</p>
+        <p className="text-stone-600 dark:text-stone-400">No refreshes or model calls yet this month.</p>
       ) : (
         <div className="overflow-x-auto">
           <table className="w-full min-w-[28rem] border-collapse" aria-label="Usage per tracker this month">
             <thead>
-              <tr className="border-b border-stone-200 text-xs text-stone-500 dark:border-stone-800">
+              <tr className="border-b border-stone-200 text-xs text-stone-600 dark:border-stone-800 dark:text-stone-400">
                 <th scope="col" className="px-2 py-1.5 text-left font-medium">
                   Tracker
                 </th>

@@ -14,10 +14,10 @@ export function AiStatusIndicator() {
 
   return (
     <Link
-      href="/settings"
+      href="/system"
       data-testid="ai-status"
       data-mode={data?.ai.mode ?? "unknown"}
-      title="AI configuration — open settings"
+      title="AI configuration — open the System page"
       className="inline-flex items-center gap-2 rounded-full border border-stone-300 px-3 py-1 text-xs font-medium text-stone-700 hover:bg-stone-100 dark:border-stone-700 dark:text-stone-300 dark:hover:bg-stone-800"
     >
       <span aria-hidden="true" className={`size-2 rounded-full ${on ? "bg-emerald-500" : "bg-amber-500"}`} />

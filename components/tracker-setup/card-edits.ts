@@ -4,7 +4,7 @@
  * Imports stay client-safe: describe-rule and the schema types only (field-schema pulls an HTML parser).
  */
 import { describeRule } from "@/contracts/definition/describe-rule";
-import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
+import type { TMaterialityRule, TThresholdCombine } from "@/contracts/definition/materiality-rule-schema";
 import type { TField, TFieldType } from "@/server/intelligence/definition/field-schema";
 
 export const CARD_FIELD_TYPES = [
@@ -53,8 +53,23 @@ export type TFieldForm = {
   enumValues: string;
 };
 
+/**
+ * Which thresholds a numeric rule uses — stated, never implied (issue 14: a relative default left behind
+ * beside a typed amount made every small move count). One threshold alone, or both combined.
+ */
+export const THRESHOLD_MODES = ["absolute", "relative", "either", "both"] as const;
+export type TThresholdMode = (typeof THRESHOLD_MODES)[number];
+export const THRESHOLD_MODE_LABELS: Record<TThresholdMode, string> = {
+  absolute: "an amount only",
+  relative: "a percentage only",
+  either: "either one",
+  both: "both",
+};
+
 export type TRuleForm = {
   kind: TRuleKind;
+  /** Which of the two thresholds count; in "absolute"/"relative" the other one is kept empty. */
+  threshold: TThresholdMode;
   absolute: string;
   /** In percent: "5" means 5%. */
   relativePercent: string;
@@ -72,6 +87,7 @@ export const EMPTY_FIELD_FORM: TFieldForm = {
 };
 export const DEFAULT_RULE_FORM: TRuleForm = {
   kind: "ask_agent",
+  threshold: "absolute",
   absolute: "",
   relativePercent: "",
   direction: "any",
@@ -107,6 +123,7 @@ export function ruleToForm(rule: TMaterialityRule | undefined): TRuleForm {
       return {
         ...DEFAULT_RULE_FORM,
         kind: "numeric",
+        threshold: thresholdModeOf(rule),
         absolute: rule.absolute === undefined ? "" : String(rule.absolute),
         relativePercent: rule.relative === undefined ? "" : String(Number((rule.relative * 100).toPrecision(10))),
         direction: rule.direction ?? "any",
@@ -118,17 +135,49 @@ export function ruleToForm(rule: TMaterialityRule | undefined): TRuleForm {
   }
 }
 
+/** The mode a stored rule is in; a rule with both thresholds and no `combine` means "either". */
+export function thresholdModeOf(rule: { absolute?: number; relative?: number; combine?: TThresholdCombine }) {
+  if (rule.absolute !== undefined && rule.relative !== undefined) return rule.combine ?? "either";
+  return rule.relative !== undefined ? "relative" : "absolute";
+}
+
 /**
- * The rule a form describes, or an error for input that is not a number at all. Range checks
- * (positive thresholds, at least one of them) are left to the server's schema so there is one source.
+ * Picking a mode. One threshold alone empties the other, so nothing unseen stays behind to count;
+ * "either"/"both" keep what is typed in both.
+ */
+export function setThresholdMode(form: TRuleForm, threshold: TThresholdMode): TRuleForm {
+  if (threshold === "absolute") return { ...form, threshold, relativePercent: "" };
+  if (threshold === "relative") return { ...form, threshold, absolute: "" };
+  return { ...form, threshold };
+}
+
+/**
+ * Typing a threshold. In a one-threshold mode, typing the other one switches to it and empties the first:
+ * setting an amount drops the drafted 1% unless the person chose "either" or "both" (issue 14).
+ */
+export function setThresholdValue(form: TRuleForm, which: "absolute" | "relative", text: string): TRuleForm {
+  const next = which === "absolute" ? { ...form, absolute: text } : { ...form, relativePercent: text };
+  if (form.threshold === "either" || form.threshold === "both" || form.threshold === which || !text.trim()) {
+    return next;
+  }
+  return setThresholdMode(next, which);
+}
+
+/**
+ * The rule a form describes, or an error for input that is not a number at all. Only the thresholds of
+ * the chosen mode are used. Range checks (positive thresholds, at least one of them, both for
+ * "either"/"both") are left to the server's schema so there is one source.
  */
 export function formToRule(form: TRuleForm): { ok: true; rule: TMaterialityRule } | { ok: false; error: string } {
   switch (form.kind) {
     case "numeric": {
-      const absolute = readNumber(form.absolute);
-      const relative = readNumber(form.relativePercent);
-      if (absolute === "invalid") return { ok: false, error: "The absolute threshold must be a number." };
-      if (relative === "invalid") return { ok: false, error: "The relative threshold must be a number (percent)." };
+      const usesAbsolute = form.threshold !== "relative";
+      const usesRelative = form.threshold !== "absolute";
+      const absolute = usesAbsolute ? readNumber(form.absolute) : null;
+      const relative = usesRelative ? readNumber(form.relativePercent) : null;
+      if (absolute === "invalid") return { ok: false, error: "The amount must be a number." };
+      if (relative === "invalid") return { ok: false, error: "The percentage must be a number." };
+      const combined = form.threshold === "either" || form.threshold === "both";
       return {
         ok: true,
         rule: {
@@ -136,6 +185,7 @@ export function formToRule(form: TRuleForm): { ok: true; rule: TMaterialityRule 
           ...(absolute === null ? {} : { absolute }),
           ...(relative === null ? {} : { relative: Number((relative / 100).toPrecision(12)) }),
           ...(form.direction === "any" ? {} : { direction: form.direction }),
+          ...(combined ? { combine: form.threshold as TThresholdCombine } : {}),
         },
       };
     }
@@ -181,7 +231,14 @@ export function previewRule(field: TFieldForm, form: TRuleForm): string {
     currency: field.type === "money" ? field.currency.trim().toUpperCase() || undefined : undefined,
   };
   if (rule.rule.kind === "numeric" && rule.rule.absolute === undefined && rule.rule.relative === undefined) {
-    return `${target.name}: give an absolute or a relative threshold (or both)`;
+    return `${target.name}: give an amount or a percentage`;
+  }
+  if (
+    rule.rule.kind === "numeric" &&
+    rule.rule.combine &&
+    (rule.rule.absolute === undefined || rule.rule.relative === undefined)
+  ) {
+    return `${target.name}: give both an amount and a percentage for “${THRESHOLD_MODE_LABELS[form.threshold]}”`;
   }
   return describeRule(target, rule.rule);
 }

@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
+import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
 import type { TField } from "@/server/intelligence/definition/field-schema";
 import {
   addField,
@@ -25,12 +26,22 @@ type TProps = {
   editable: boolean;
   /** The saved draft definition (what direct edits start from). */
   definition?: unknown;
+  /** How often the tracker will check, in minutes (the tracker's schedule). */
+  scheduleMinutes?: number;
   /** Saves an edited definition through the server (validated there); rejects with a readable message. */
   onSaveDefinition?: (definition: unknown) => Promise<void>;
 };
 
 /** The live draft definition: fields, identity rule and materiality in plain language, editable in place. */
-export function DraftCard({ draft, streaming, version, editable, definition, onSaveDefinition }: TProps) {
+export function DraftCard({
+  draft,
+  streaming,
+  version,
+  editable,
+  definition,
+  scheduleMinutes,
+  onSaveDefinition,
+}: TProps) {
   const current = asCardDefinition(definition);
   const canEdit = editable && !streaming && !!current && !!onSaveDefinition;
   const [adding, setAdding] = useState(false);
@@ -119,6 +130,14 @@ export function DraftCard({ draft, streaming, version, editable, definition, onS
           <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-identity">
             {draft.identity ?? "—"}
           </p>
+          {scheduleMinutes ? (
+            <>
+              <h3 className="mt-4 text-sm font-semibold">How often</h3>
+              <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-schedule">
+                {scheduleLabel(scheduleMinutes)}
+              </p>
+            </>
+          ) : null}
           <h3 className="mt-4 text-sm font-semibold">What counts as a change that matters</h3>
           <ul className="mt-1 list-disc pl-5 text-sm text-stone-700 dark:text-stone-300" data-testid="draft-rules">
             {draft.rules.map((rule) => (
@@ -130,6 +149,12 @@ export function DraftCard({ draft, streaming, version, editable, definition, onS
       )}
     </section>
   );
+}
+
+function scheduleLabel(minutes: number): string {
+  const option = SCHEDULE_OPTIONS.find((o) => o.minutes === minutes);
+  if (option) return `Checks ${option.label.charAt(0).toLowerCase()}${option.label.slice(1)}`;
+  return `Checks every ${minutes} minutes`;
 }
 
 function FieldRow({

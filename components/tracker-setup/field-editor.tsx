@@ -13,7 +13,11 @@ import {
   previewRule,
   RULE_KIND_LABELS,
   RULE_KINDS,
+  setThresholdMode,
+  setThresholdValue,
   type TFieldForm,
+  THRESHOLD_MODE_LABELS,
+  THRESHOLD_MODES,
   type TRuleForm,
 } from "./card-edits";
 
@@ -29,10 +33,15 @@ type TProps = {
   onCancel: () => void;
 };
 
-const input = "w-full rounded border border-stone-300 bg-transparent px-2 py-1 text-sm dark:border-stone-700";
+const input =
+  "w-full min-w-0 rounded border border-stone-300 bg-transparent px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-950";
 const labelText = "block text-xs font-medium text-stone-600 dark:text-stone-400";
 
-/** Inline, keyboard-first editor for one field and its materiality rule (Enter saves, Escape cancels). */
+/**
+ * Inline, keyboard-first editor for one field and its materiality rule (Enter saves, Escape cancels).
+ * Laid out by the width of the card, not the window (a container query): one column where the card is
+ * narrow — a phone, or the card beside the chat — so no select is cut off.
+ */
 export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, onCancel }: TProps) {
   const id = useId();
   const [field, setField] = useState(initialField);
@@ -71,7 +80,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
 
   const numeric = isNumericType(field.type);
   const thresholdUnit = field.type === "money" ? field.currency.trim().toUpperCase() : field.unit.trim();
-  const absoluteLabel = `By at least${thresholdUnit ? ` (${thresholdUnit})` : ""}`;
+  const absoluteLabel = `Amount${thresholdUnit ? ` (${thresholdUnit})` : ""}`;
   const title = mode === "add" ? "New field" : `Edit ${field.name}`;
 
   return (
@@ -85,7 +94,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
       }}
       aria-label={title}
       data-testid={mode === "add" ? "add-field-form" : "field-edit-form"}
-      className="mt-2 space-y-2 rounded-md border border-stone-200 bg-stone-50 p-3 dark:border-stone-700 dark:bg-stone-950"
+      className="@container mt-2 space-y-2 rounded-md border border-stone-200 bg-stone-50 p-3 dark:border-stone-700 dark:bg-stone-950"
     >
       {mode === "add" ? (
         <div>
@@ -104,7 +113,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
           />
         </div>
       ) : null}
-      <div className="grid grid-cols-2 gap-2">
+      <div className="grid grid-cols-1 gap-2 @sm:grid-cols-2">
         <div>
           <label htmlFor={`${id}-type`} className={labelText}>
             Type
@@ -202,32 +211,51 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
           </select>
         </div>
         {rule.kind === "numeric" ? (
-          <div className="grid grid-cols-3 gap-2">
-            <div>
-              <label htmlFor={`${id}-absolute`} className={labelText}>
-                {absoluteLabel}
-              </label>
-              <input
-                id={`${id}-absolute`}
-                className={input}
-                inputMode="decimal"
-                value={rule.absolute}
-                onChange={(e) => setRule((r) => ({ ...r, absolute: e.target.value }))}
-                autoComplete="off"
-              />
-            </div>
-            <div>
-              <label htmlFor={`${id}-relative`} className={labelText}>
-                or by at least (%)
-              </label>
-              <input
-                id={`${id}-relative`}
-                className={input}
-                inputMode="decimal"
-                value={rule.relativePercent}
-                onChange={(e) => setRule((r) => ({ ...r, relativePercent: e.target.value }))}
-                autoComplete="off"
-              />
+          <div className="space-y-2" data-testid="threshold-editor">
+            <fieldset>
+              <legend className={labelText}>Material when the move crosses</legend>
+              <div className="mt-1 flex flex-wrap gap-x-3 gap-y-1" data-testid="threshold-mode">
+                {THRESHOLD_MODES.map((mode) => (
+                  <label key={mode} className="inline-flex items-center gap-1 text-sm">
+                    <input
+                      type="radio"
+                      name={`${id}-threshold`}
+                      value={mode}
+                      checked={rule.threshold === mode}
+                      onChange={() => setRule((r) => setThresholdMode(r, mode))}
+                    />
+                    {THRESHOLD_MODE_LABELS[mode]}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div className="grid grid-cols-2 gap-2">
+              <div>
+                <label htmlFor={`${id}-absolute`} className={labelText}>
+                  {absoluteLabel}
+                </label>
+                <input
+                  id={`${id}-absolute`}
+                  className={input}
+                  inputMode="decimal"
+                  value={rule.absolute}
+                  onChange={(e) => setRule((r) => setThresholdValue(r, "absolute", e.target.value))}
+                  autoComplete="off"
+                />
+              </div>
+              <div>
+                <label htmlFor={`${id}-relative`} className={labelText}>
+                  Percentage (%)
+                </label>
+                <input
+                  id={`${id}-relative`}
+                  className={input}
+                  inputMode="decimal"
+                  value={rule.relativePercent}
+                  onChange={(e) => setRule((r) => setThresholdValue(r, "relative", e.target.value))}
+                  autoComplete="off"
+                />
+              </div>
             </div>
             <div>
               <label htmlFor={`${id}-direction`} className={labelText}>
@@ -270,7 +298,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
           {error}
         </p>
       ) : null}
-      <div className="flex gap-2">
+      <div className="flex flex-wrap gap-2">
         <button type="submit" className={buttonPrimary} disabled={saving}>
           {saving ? "Saving…" : mode === "add" ? "Add field" : "Save"}
         </button>

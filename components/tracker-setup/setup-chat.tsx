@@ -30,6 +30,10 @@ import {
 import type { TSetupUIMessage } from "./types";
 import { usePendingReply } from "./use-pending-reply";
 
+/** A visible keyboard focus on the chat's two actions (the shared button styles have none). */
+const focusRing =
+  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-stone-900 dark:focus-visible:outline-stone-100 disabled:opacity-60";
+
 type TProps = {
   /** The stored conversation to resume (from ?session=… or the edit page), or null for a new one. */
   initial: TSetupSnapshot | null;
@@ -95,8 +99,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
       if (part.type === "data-status") setProgress(part.data.text);
       else if (part.type === "data-sample") setProgress(null);
       else if (part.type === "data-draft" && part.data.status === "saved") {
-        const { view, version, definition } = part.data;
-        setSavedDraft({ view, version, definition });
+        const { view, version, definition, scheduleMinutes } = part.data;
+        setSavedDraft({ view, version, definition, scheduleMinutes });
       } else if (part.type === "data-locked") router.push(`/trackers/${encodeURIComponent(part.data.trackerId)}`);
     },
     onFinish: () => setProgress(null),
@@ -245,7 +249,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
               placeholder="What should I watch, and why?"
               className="flex-1 rounded-md border border-stone-300 bg-transparent p-2 text-sm dark:border-stone-700"
             />
-            <button type="submit" className={buttonPrimary} disabled={busy || !input.trim()}>
+            {/* Send is secondary: once a draft is on the card, Lock is the step that matters. */}
+            <button type="submit" className={`${buttonSecondary} ${focusRing}`} disabled={busy || !input.trim()}>
               Send
             </button>
           </form>
@@ -258,6 +263,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
           version={savedDraft?.version ?? null}
           editable={!!savedDraft && !busy && !locked}
           definition={savedDraft?.definition}
+          scheduleMinutes={savedDraft?.scheduleMinutes}
           onSaveDefinition={saveDefinition}
         />
         {savedDraft && !locked ? (
@@ -265,10 +271,10 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
             type="button"
             onClick={() => void onLock()}
             disabled={busy || lock.isPending}
-            className={buttonSecondary}
+            className={`${buttonPrimary} ${focusRing} w-full`}
             data-testid="lock-button"
           >
-            Lock v{savedDraft.version} and start tracking
+            {lock.isPending ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
           </button>
         ) : null}
       </div>

@@ -6,7 +6,7 @@
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import type { TDraftView, TSetupMessageKind, TSetupUIMessage } from "./types";
 
-export type TSavedDraft = { view: TDraftView; version: number; definition: unknown };
+export type TSavedDraft = { view: TDraftView; version: number; definition: unknown; scheduleMinutes?: number };
 export type TSample = { target: string; document: unknown };
 
 /** What the page starts from: a stored conversation, or nothing yet. */
@@ -26,7 +26,12 @@ export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
     messages: state.messages,
     sample: s ? { target: s.label ?? "the target", document: s.results?.document ?? s.results ?? null } : null,
     draft: state.draft
-      ? { view: state.draft.view, version: state.draft.version, definition: state.draft.definition }
+      ? {
+          view: state.draft.view,
+          version: state.draft.version,
+          definition: state.draft.definition,
+          ...(state.tracker ? { scheduleMinutes: state.tracker.scheduleMinutes } : {}),
+        }
       : null,
   };
 }

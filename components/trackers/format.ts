@@ -22,3 +22,23 @@ export function formatValue(value: unknown): string {
 }
 
 export { SCHEDULE_OPTIONS as SCHEDULE_CHOICES } from "@/contracts/schedule";
+
+/**
+ * How long before `asOf` an instant was, for people: "just now", "5 min ago", "3 h ago", "2 d ago". `asOf` comes with
+ * the data (the server's read time), so the server's HTML and the browser's hydration say the same.
+ */
+export function formatAgo(value: Date, asOf: Date): string {
+  const minutes = Math.floor((asOf.getTime() - value.getTime()) / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} d ago`;
+}
+
+/** Days from `asOf` until an instant, rounded up: "in 14 days", "in 1 day"; past → "within a day". */
+export function formatDaysUntil(value: Date, asOf: Date): string {
+  const days = Math.ceil((value.getTime() - asOf.getTime()) / 86_400_000);
+  if (days <= 0) return "within a day";
+  return days === 1 ? "in 1 day" : `in ${days} days`;
+}

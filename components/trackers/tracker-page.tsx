@@ -92,7 +92,7 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
         </div>
         <div className="space-y-6">
           <Card title="Current state">
-            <CurrentState state={state} />
+            <CurrentState state={state} rules={definition?.fields ?? []} />
           </Card>
           <Card title="Definition">
             <LockedDefinition definition={definition} versions={versions} />

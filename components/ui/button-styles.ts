@@ -4,3 +4,7 @@ export const buttonPrimary =
 
 export const buttonSecondary =
   "inline-flex items-center justify-center rounded-md border border-stone-300 px-4 py-2 text-sm font-medium hover:bg-stone-100 dark:border-stone-700 dark:hover:bg-stone-800";
+
+/** A destructive action, after the person confirmed (Discard draft, Archive). */
+export const buttonDanger =
+  "inline-flex items-center justify-center rounded-md bg-red-700 px-4 py-2 text-sm font-medium text-white hover:bg-red-800 disabled:opacity-60 dark:bg-red-600 dark:hover:bg-red-700";

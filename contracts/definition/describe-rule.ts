@@ -7,7 +7,7 @@ type TRuleField = { name: string; unit?: string | undefined; currency?: string |
 /**
  * One plain-language line per rule for the setup UI:
  * "rating: material when it moves by 0.2 or more", "price: material on a 5% move or more",
- * "description: the agent decides".
+ * "description: the agent decides"; with both thresholds it says whether either or both must be crossed.
  */
 export function describeRule(field: TRuleField, rule: TMaterialityRule = DEFAULT_RULE): string {
   const name = field.name;
@@ -25,8 +25,11 @@ export function describeRule(field: TRuleField, rule: TMaterialityRule = DEFAULT
       const relative = rule.relative === undefined ? null : formatPercent(rule.relative);
       const tail = direction === "up" ? " (drops are noise)" : direction === "down" ? " (rises are noise)" : "";
       if (absolute && relative) {
+        // Says which combination counts (issue 14): "either" is the default, also for rules locked before `combine`.
         const verb = direction === "up" ? "rises" : direction === "down" ? "falls" : "moves";
-        return `${name}: material when it ${verb} by ${absolute} or more, or by ${relative} or more${tail}`;
+        return rule.combine === "both"
+          ? `${name}: material when it ${verb} both by ${absolute} or more and by ${relative} or more${tail}`
+          : `${name}: material when it ${verb} either by ${absolute} or more or by ${relative} or more${tail}`;
       }
       if (absolute) {
         const verb = direction === "up" ? "rises" : direction === "down" ? "falls" : "moves";

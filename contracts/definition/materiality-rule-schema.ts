@@ -17,11 +17,23 @@ export const ZNumericRuleSchema = z
       .enum(["any", "up", "down"])
       .optional()
       .describe('Which moves count: "any" (default), only "up" (rises) or only "down" (drops)'),
+    combine: z
+      .enum(["either", "both"])
+      .optional()
+      .describe(
+        'Only with both thresholds: "either" (default) — crossing one of them is material; "both" — the move must cross the absolute AND the relative threshold',
+      ),
   })
   .refine((rule) => rule.absolute !== undefined || rule.relative !== undefined, {
     message: "a numeric rule needs an absolute or a relative threshold (or both)",
   })
-  .describe("Decided by code: material when |Δ| ≥ absolute or |Δ|/|old| ≥ relative");
+  .refine((rule) => rule.combine === undefined || (rule.absolute !== undefined && rule.relative !== undefined), {
+    message: '"either" / "both" needs an absolute and a relative threshold; give both, or drop "combine"',
+    path: ["combine"],
+  })
+  .describe(
+    "Decided by code: material when |Δ| ≥ absolute or (combine: either, the default) / and (combine: both) |Δ|/|old| ≥ relative",
+  );
 
 export const ZAnyChangeRuleSchema = z
   .strictObject({ kind: z.literal("any_change") })
@@ -49,6 +61,8 @@ export const ZMaterialityRuleSchema = z
   .describe("How a change in one field is judged; fields without a rule are judged by the agent");
 
 export type TNumericRule = z.infer<typeof ZNumericRuleSchema>;
+/** How a rule with both thresholds combines them; rules locked before `combine` existed mean "either". */
+export type TThresholdCombine = NonNullable<TNumericRule["combine"]>;
 export type TMaterialityRule = z.infer<typeof ZMaterialityRuleSchema>;
 
 /** The rule every field without an explicit one gets, and the only rule for notable_signals. */

@@ -1,13 +1,21 @@
 import type { TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
-import { APP_ERROR_CODES, isAppError, type TAppErrorCode, toPublicError } from "@/server/errors";
+import {
+  APP_ERROR_CODES,
+  invalidInputError,
+  isAppError,
+  type TAppErrorCode,
+  type TFieldErrors,
+  toPublicError,
+} from "@/server/errors";
 import { logger as rootLogger, type TLogger } from "@/server/logger";
 
 /**
  * Turns any error that leaves a procedure into the shape the client sees.
  * - AppError → its code from APP_ERROR_CODES (tRPC code + HTTP status) and its user-facing message.
- * - Input validation (zod) → BAD_REQUEST with per-field issues.
+ * - Input validation (zod) → BAD_REQUEST naming the field, with per-field issues and `fieldErrors` (what a form
+ *   shows next to each field; AppErrors may carry them too).
  * - tRPC's own client errors (unknown procedure, bad JSON…) → kept as they are.
  * - Anything else → a generic INTERNAL message; the real error is logged with the request id.
  * Stack traces are never sent, in any environment.
@@ -25,6 +33,8 @@ export type TErrorData = {
   requestId?: string;
   details?: Record<string, unknown>;
   issues?: TFieldIssue[];
+  /** Input path → the message to show next to that field (server/errors.ts TFieldErrors). */
+  fieldErrors?: TFieldErrors;
 };
 
 export type TErrorShape = { message: string; code: TRPCDefaultErrorShape["code"]; data: TErrorData };
@@ -58,10 +68,6 @@ function appCodeForTrpcCode(code: TRPC_ERROR_CODE_KEY): TAppErrorCode {
   return code === "UNPROCESSABLE_CONTENT" ? "UNPROCESSABLE" : "BAD_REQUEST";
 }
 
-function zodIssues(error: ZodError): TFieldIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-}
-
 function build(
   trpcCode: TRPC_ERROR_CODE_KEY,
   httpStatus: number,
@@ -80,14 +86,21 @@ export function formatTrpcError({ error, shape, path, ctx }: TFormatterInput): T
     const mapping = APP_ERROR_CODES[cause.code];
     if (cause.code === "INTERNAL") logInternal(ctx, path, cause);
     const pub = toPublicError(cause);
-    return build(mapping.trpc, mapping.http, pub.message, { ...base, appCode: cause.code, details: pub.details });
+    return build(mapping.trpc, mapping.http, pub.message, {
+      ...base,
+      appCode: cause.code,
+      details: pub.details,
+      ...(pub.fieldErrors ? { fieldErrors: pub.fieldErrors } : {}),
+    });
   }
 
   if (error.code === "BAD_REQUEST" && cause instanceof ZodError) {
-    return build("BAD_REQUEST", 400, "The request is invalid.", {
+    const invalid = invalidInputError(cause.issues);
+    return build("BAD_REQUEST", 400, invalid.message, {
       ...base,
       appCode: "BAD_REQUEST",
-      issues: zodIssues(cause),
+      issues: invalid.details?.issues as TFieldIssue[],
+      ...(invalid.fieldErrors ? { fieldErrors: invalid.fieldErrors } : {}),
     });
   }
 

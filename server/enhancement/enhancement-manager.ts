@@ -47,15 +47,21 @@ export async function getCachedEnhancement(
   db: TDb,
   userId: string,
 ): Promise<{ result: TEnhancementResult | null; inputHash: string | null }> {
-  const row = await db.feedEnhancement.findUnique({ where: { userId } });
-  const parsed = row?.result ? ZEnhancementResultSchema.safeParse(row.result) : null;
-  if (!parsed?.success) return { result: null, inputHash: row?.inputHash ?? null };
+  // Only what the fast path merges: the pending input beside it can be as big as the whole prompt.
+  const row = await db.feedEnhancement.findUnique({ where: { userId }, select: { inputHash: true, result: true } });
+  return { result: parseStoredEnhancement(row?.result, userId), inputHash: row?.inputHash ?? null };
+}
+
+/** A stored `FeedEnhancement.result` as the fast path merges it: null when absent or invalid. */
+export function parseStoredEnhancement(stored: unknown, userId: string): TEnhancementResult | null {
+  const parsed = stored ? ZEnhancementResultSchema.safeParse(stored) : null;
+  if (!parsed?.success) return null;
   // The same synthetic check as a fresh answer: a row stored before a rule existed must not reach a browser.
   const synthetic = keepSafeSynthetic(parsed.data.syntheticItems);
   if (synthetic.dropped.length > 0) {
     logger.warn("cached feed enhancement had unsafe synthetic items; dropped", { userId, dropped: synthetic.dropped });
   }
-  return { result: { ...parsed.data, syntheticItems: synthetic.kept }, inputHash: row?.inputHash ?? null };
+  return { ...parsed.data, syntheticItems: synthetic.kept };
 }
 
 // Per-process debounce; the FeedEnhancement lease makes the call single flight within and across processes.

@@ -110,8 +110,10 @@ export class FeedEngine<TEnv = unknown> {
     settled.forEach((r, i) => {
       const source = runnable[i];
       if (!source) return;
-      if (r.status === "fulfilled") items.push(...r.value.map((item) => ({ ...item, sourceId: source.id })));
-      else errors.push({ sourceId: source.id, message: messageOf(r.reason) });
+      if (r.status === "fulfilled") {
+        // Items carry their source's id; one that already says so is not copied to say it again.
+        for (const item of r.value) items.push(item.sourceId === source.id ? item : { ...item, sourceId: source.id });
+      } else errors.push({ sourceId: source.id, message: messageOf(r.reason) });
     });
     return { items, errors, contexts };
   }

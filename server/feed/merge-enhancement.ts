@@ -20,10 +20,14 @@ export function mergeEnhancement(items: TFeedItem[], result: TEnhancementResult 
         const slot = slots[name];
         if (slot && content !== null) slots[name] = { ...slot, content };
       }
-      next = { ...next, slots };
+      next = { ...item, slots };
     }
     const hint = result.rankingHints[item.id];
-    if (typeof hint === "number") next = { ...next, score: (next.score ?? 0) + hint };
+    if (typeof hint === "number") {
+      // One copy per item: the one made for the slots (ours to change) takes the score too.
+      if (next === item) next = { ...item, score: (item.score ?? 0) + hint };
+      else next.score = (next.score ?? 0) + hint;
+    }
     merged.push(next);
   }
   for (const s of result.syntheticItems) {

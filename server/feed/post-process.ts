@@ -5,6 +5,7 @@ export type TPostProcessor = (items: TFeedItem[], ctx: TPostContext) => TFeedIte
 
 const RELEVANCE_BONUS = { imminent: 0.5, upcoming: 0.2, ambient: 0 } as const;
 const DEFAULT_URGENCY = 0.3;
+const AFFINITY_BONUS = 0.15;
 
 /** Same id twice (e.g. a source retried) → keep the newest. */
 export const dedup: TPostProcessor = (items) => {
@@ -16,35 +17,63 @@ export const dedup: TPostProcessor = (items) => {
   return [...byId.values()];
 };
 
+/*
+ * Each rule is a per-item function, used twice: by its processor below (composable, tested one by one) and by
+ * `postProcess`'s single pass over the default list, which gives the same items with one copy per item instead
+ * of one per rule (DESIGN §6: the fast path runs on every feed load).
+ */
+
+function signalScore(item: TFeedItem): number {
+  const urgency = item.signals?.urgency ?? DEFAULT_URGENCY;
+  const bonus = item.signals ? RELEVANCE_BONUS[item.signals.timeRelevance] : 0;
+  return urgency + bonus;
+}
+
+/** Whether the item's data mentions one of the memory words (its JSON, lower-cased, is searched once). */
+function mentionsMemory(item: TFeedItem, words: readonly string[]): boolean {
+  const text = JSON.stringify(item.data).toLowerCase();
+  return words.some((w) => text.includes(w));
+}
+
+/** The time-of-day boost: `hour` and `nowMs` are read from ctx.now once per load, not per item. */
+function timeOfDayDelta(item: TFeedItem, hour: number, nowMs: number): number {
+  let delta = 0;
+  if (item.type === "weather-current" && hour >= 5 && hour < 10) delta += 0.2;
+  if (item.type === "calendar-event") {
+    const start = new Date(String(item.data.start ?? "")).getTime();
+    const until = start - nowMs;
+    if (Number.isFinite(until) && until >= 0 && until <= 2 * 3_600_000) delta += 0.3;
+  }
+  return delta;
+}
+
+function groupKeyOf(item: TFeedItem): string | undefined {
+  return item.groupKey ?? (typeof item.data.trackerId === "string" ? `tracker:${item.data.trackerId}` : undefined);
+}
+
+function countKeys(keys: readonly (string | undefined)[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const key of keys) if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
+}
+
 /** Base score from the item's own signals. */
-export const scoreSignals: TPostProcessor = (items) =>
-  items.map((item) => {
-    const urgency = item.signals?.urgency ?? DEFAULT_URGENCY;
-    const bonus = item.signals ? RELEVANCE_BONUS[item.signals.timeRelevance] : 0;
-    return { ...item, score: urgency + bonus };
-  });
+export const scoreSignals: TPostProcessor = (items) => items.map((item) => ({ ...item, score: signalScore(item) }));
 
 /** Items whose data mentions something from the user's memory notes move up a little. */
 export const affinity: TPostProcessor = (items, ctx) => {
   if (ctx.memoryWords.length === 0) return items;
-  return items.map((item) => {
-    const text = JSON.stringify(item.data).toLowerCase();
-    const hit = ctx.memoryWords.some((w) => text.includes(w));
-    return hit ? { ...item, score: (item.score ?? 0) + 0.15 } : item;
-  });
+  return items.map((item) =>
+    mentionsMemory(item, ctx.memoryWords) ? { ...item, score: (item.score ?? 0) + AFFINITY_BONUS } : item,
+  );
 };
 
 /** Weather matters most in the morning; calendar events within the next 2 hours are boosted all day. */
 export const timeOfDay: TPostProcessor = (items, ctx) => {
   const hour = ctx.now.getHours();
+  const nowMs = ctx.now.getTime();
   return items.map((item) => {
-    let delta = 0;
-    if (item.type === "weather-current" && hour >= 5 && hour < 10) delta += 0.2;
-    if (item.type === "calendar-event") {
-      const start = new Date(String(item.data.start ?? "")).getTime();
-      const until = start - ctx.now.getTime();
-      if (Number.isFinite(until) && until >= 0 && until <= 2 * 3_600_000) delta += 0.3;
-    }
+    const delta = timeOfDayDelta(item, hour, nowMs);
     return delta ? { ...item, score: (item.score ?? 0) + delta } : item;
   });
 };
@@ -54,25 +83,36 @@ export const timeOfDay: TPostProcessor = (items, ctx) => {
  * Items already carrying a groupKey keep it.
  */
 export const group: TPostProcessor = (items) => {
-  const counts = new Map<string, number>();
-  const keyOf = (item: TFeedItem) =>
-    item.groupKey ?? (typeof item.data.trackerId === "string" ? `tracker:${item.data.trackerId}` : undefined);
-  for (const item of items) {
-    const key = keyOf(item);
-    if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return items.map((item) => {
-    const key = keyOf(item);
+  const keys = items.map(groupKeyOf);
+  const counts = countKeys(keys);
+  return items.map((item, i) => {
+    const key = keys[i];
     return key && (counts.get(key) ?? 0) > 1 ? { ...item, groupKey: key } : item;
   });
 };
 
-/** Score desc, newest first on ties; a group sits at its best member's position, members together. */
+/**
+ * Score desc, newest first on ties; a group sits at its best member's position, members together.
+ * The sort keys are read once per item, not once per comparison.
+ */
 export const order: TPostProcessor = (items) => {
-  const sorted = [...items].sort(
+  const n = items.length;
+  const scores = new Float64Array(n);
+  const times = new Float64Array(n);
+  const indices = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const item = items[i] as TFeedItem;
+    scores[i] = item.score ?? 0;
+    times[i] = item.timestamp.getTime();
+    indices[i] = i;
+  }
+  indices.sort(
     (a, b) =>
-      (b.score ?? 0) - (a.score ?? 0) || b.timestamp.getTime() - a.timestamp.getTime() || a.id.localeCompare(b.id),
+      (scores[b] as number) - (scores[a] as number) ||
+      (times[b] as number) - (times[a] as number) ||
+      (items[a] as TFeedItem).id.localeCompare((items[b] as TFeedItem).id),
   );
+  const sorted = indices.map((i) => items[i] as TFeedItem);
   const members = new Map<string, TFeedItem[]>();
   for (const item of sorted) {
     if (item.groupKey) {
@@ -89,13 +129,51 @@ export const order: TPostProcessor = (items) => {
   return out;
 };
 
-export const DEFAULT_POST_PROCESSORS: TPostProcessor[] = [dedup, scoreSignals, affinity, timeOfDay, group];
+export const DEFAULT_POST_PROCESSORS: readonly TPostProcessor[] = Object.freeze([
+  dedup,
+  scoreSignals,
+  affinity,
+  timeOfDay,
+  group,
+]);
 
 export function memoryWords(memory: string): string[] {
   return [...new Set(memory.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [])].slice(0, 50);
 }
 
+/**
+ * `DEFAULT_POST_PROCESSORS` in one pass: the same rules in the same order (the score is summed in the same
+ * order, so it is the same number), each item copied once with its score and group key.
+ */
+function defaultPass(items: TFeedItem[], ctx: TPostContext): TFeedItem[] {
+  const unique = dedup(items, ctx);
+  const hour = ctx.now.getHours();
+  const nowMs = ctx.now.getTime();
+  const words = ctx.memoryWords;
+  const scores = new Float64Array(unique.length);
+  const keys = new Array<string | undefined>(unique.length);
+  unique.forEach((item, i) => {
+    let score = signalScore(item);
+    if (words.length > 0 && mentionsMemory(item, words)) score += AFFINITY_BONUS;
+    const delta = timeOfDayDelta(item, hour, nowMs);
+    if (delta) score += delta;
+    scores[i] = score;
+    keys[i] = groupKeyOf(item);
+  });
+  const counts = countKeys(keys);
+  return unique.map((item, i) => {
+    const key = keys[i];
+    const score = scores[i] as number;
+    return key && (counts.get(key) ?? 0) > 1 ? { ...item, score, groupKey: key } : { ...item, score };
+  });
+}
+
 /** Runs the rule-based processors (without the final ordering, which happens after the enhancement merge). */
-export function postProcess(items: TFeedItem[], ctx: TPostContext, processors = DEFAULT_POST_PROCESSORS): TFeedItem[] {
+export function postProcess(
+  items: TFeedItem[],
+  ctx: TPostContext,
+  processors: readonly TPostProcessor[] = DEFAULT_POST_PROCESSORS,
+): TFeedItem[] {
+  if (processors === DEFAULT_POST_PROCESSORS) return defaultPass(items, ctx);
   return processors.reduce((acc, p) => p(acc, ctx), items);
 }

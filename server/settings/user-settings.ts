@@ -1,25 +1,10 @@
-import { z } from "zod";
+import { type TFeedSettings, type TFeedSettingsInput, ZFeedSettingsInputSchema } from "@/contracts/settings";
 import type { TDb, TTx } from "@/server/db";
 import { publish } from "@/server/events";
 
-export const ZFeedSettingsInputSchema = z.object({
-  locationName: z.string().trim().max(200).nullable(),
-  latitude: z.number().min(-90).max(90).nullable(),
-  longitude: z.number().min(-180).max(180).nullable(),
-  timezone: z.string().trim().max(64).nullable(),
-  calendarUrl: z
-    .string()
-    .trim()
-    .max(2000)
-    .nullable()
-    .refine((v) => v === null || v === "" || /^https?:\/\//i.test(v), {
-      message: "Calendar URL must start with http:// or https://",
-    }),
-  memory: z.string().max(4000),
-});
-export type TFeedSettingsInput = z.infer<typeof ZFeedSettingsInputSchema>;
+export { type TFeedSettingsInput, ZFeedSettingsInputSchema };
 
-export type TUserSettings = TFeedSettingsInput & { lastActiveAt: Date | null };
+export type TUserSettings = TFeedSettings;
 
 const EMPTY: TUserSettings = {
   locationName: null,
@@ -50,7 +35,7 @@ export async function updateUserSettings(
   userId: string,
   input: TFeedSettingsInput,
 ): Promise<TUserSettings> {
-  // A place without both coordinates cannot drive the weather; keep the pair consistent.
+  // The contract refuses one coordinate without the other; checked again here for callers that skip it.
   const hasCoords = input.latitude !== null && input.longitude !== null;
   const data = {
     locationName: input.locationName || null,

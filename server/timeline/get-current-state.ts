@@ -9,6 +9,8 @@ export async function getCurrentState(db: TDb | TTx, entityId: string): Promise<
   const parsed = ZCurrentStateSchema.safeParse({
     entityId: row.entityId,
     fields: row.fields,
+    // Rows written before observed values were kept: the baseline is the best guess.
+    observed: isEmptyObject(row.observed) ? row.fields : row.observed,
     contentHash: row.contentHash,
     definitionVersion: row.definitionVersion,
     lastCheckedAt: row.lastCheckedAt,
@@ -20,4 +22,8 @@ export async function getCurrentState(db: TDb | TTx, entityId: string): Promise<
     });
   }
   return parsed.data;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }

@@ -1,4 +1,5 @@
 import type { TDb, TTx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 
 /**
  * The unchanged / noise path: records that the entity was checked and what the content hashed to,
@@ -14,4 +15,14 @@ export async function stampChecked(
     data: { contentHash: input.contentHash, lastCheckedAt: input.checkedAt },
   });
   return count > 0;
+}
+
+/**
+ * stampChecked as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this
+ * table, the refresh composes). `guard` is the name of the statement's fencing CTE: no fence, no stamp.
+ */
+export function stampCheckedSql(input: { entityId: string; contentHash: string; checkedAt: Date; guard: string }) {
+  return Prisma.sql`UPDATE "EntityCurrentState"
+    SET "contentHash" = ${input.contentHash}, "lastCheckedAt" = ${input.checkedAt}
+    WHERE "entityId" = ${input.entityId} AND EXISTS (SELECT 1 FROM ${Prisma.raw(`"${input.guard}"`)})`;
 }

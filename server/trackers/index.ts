@@ -33,15 +33,20 @@ export {
   isFailing,
 } from "../intelligence/tracker-store/tracker-status-rules";
 export * from "./commands/create-active-tracker";
+export * from "./commands/discard-draft";
+export * from "./commands/discard-stale-drafts";
 export * from "./commands/set-tracker-schedule";
 export * from "./commands/set-tracker-status";
 export * from "./commands/set-trackers-status";
 
 // Queries and their view types.
 export * from "./queries/get-numeric-series";
+export * from "./queries/get-runs-log";
 export * from "./queries/get-tracker-overview";
 export * from "./queries/get-tracker-timeline";
+export * from "./queries/get-trackers-list";
 export * from "./queries/list-definition-versions";
+export * from "./queries/list-pruned-run-days";
 export * from "./queries/list-refresh-runs";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";

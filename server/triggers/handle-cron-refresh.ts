@@ -6,6 +6,7 @@ import type { TRefreshOptions } from "../intelligence/refresh";
 import { shutdownSignal } from "../lifecycle/in-flight-work";
 import { logger } from "../logger";
 import { runDueRefreshes } from "./run-due-refreshes";
+import { runMaintenance } from "./run-maintenance";
 
 export type TCronDeps = {
   db?: TDb;
@@ -54,6 +55,7 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
       signal: shutdownSignal(),
       ...(deps.refreshOptions ? { refreshOptions: deps.refreshOptions } : {}),
     });
+    await runMaintenance(deps.db ?? (await getDb())); // retention (DESIGN §4) and stale drafts: hourly, never throws
     return reply({ ok: true, ...summary }, 200);
   } catch (error) {
     const { status, body } = toHttpError(error);

@@ -1,7 +1,7 @@
 import type { TDb } from "../db";
 import { isAppError } from "../errors";
-import { refreshTracker, type TRefreshOptions } from "../intelligence/refresh";
-import { claimDueTrackers, releaseClaims } from "../intelligence/tracker-store";
+import { DEFAULT_LEASE_MS, refreshTracker, type TRefreshOptions } from "../intelligence/refresh";
+import { claimDueTrackers, releaseClaims, type TLoadedTracker } from "../intelligence/tracker-store";
 import { logger as rootLogger, type TLogger } from "../logger";
 
 export type TRunDueOptions = {
@@ -13,9 +13,8 @@ export type TRunDueOptions = {
   /** Stop after this many refreshes even with budget left (undefined = no cap). */
   maxTrackers?: number;
   now?: () => Date;
-  claimLeaseMs?: number;
-  /** Passed through to refreshTracker (tests: fixture capability config, mock models). */
-  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
+  /** Passed through to refreshTracker (tests: fixture capability config, mock models); its leaseMs is the claim's. */
+  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey" | "claimed">;
   log?: TLogger;
   /** Stops claiming when aborted (worker shutdown); refreshes in flight finish. */
   signal?: AbortSignal;
@@ -61,7 +60,8 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
     durationMs: 0,
     results: [],
   };
-  const queue: string[] = [];
+  const queue: TLoadedTracker[] = [];
+  const leaseMs = options.refreshOptions?.leaseMs ?? DEFAULT_LEASE_MS;
   let exhausted = false; // nothing due any more
   let startedCount = 0;
   let claiming: Promise<void> | null = null;
@@ -82,23 +82,26 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
           ? concurrency
           : Math.min(concurrency, options.maxTrackers - startedCount - queue.length);
       if (room <= 0) return;
-      const ids = await claimDueTrackers(db, {
-        limit: room,
-        now: now(),
-        ...(options.claimLeaseMs !== undefined ? { leaseMs: options.claimLeaseMs } : {}),
-      });
-      summary.claimed += ids.length;
-      if (ids.length === 0) exhausted = true;
-      queue.push(...ids);
+      // The claim leases the batch and loads each tracker's bundle: a claimed refresh starts without a read.
+      const claimed = await claimDueTrackers(db, { limit: room, now: now(), leaseMs });
+      summary.claimed += claimed.length;
+      if (claimed.length === 0) exhausted = true;
+      queue.push(...claimed);
     })().finally(() => {
       claiming = null;
     });
     return claiming;
   };
 
-  const refreshOne = async (trackerId: string) => {
+  const refreshOne = async (claimed: TLoadedTracker) => {
+    const trackerId = claimed.id;
     try {
-      const result = await refreshTracker(db, trackerId, { ...options.refreshOptions, trigger: options.trigger, log });
+      const result = await refreshTracker(db, trackerId, {
+        ...options.refreshOptions,
+        trigger: options.trigger,
+        claimed,
+        log,
+      });
       if (result.status === "completed") summary.completed++;
       else if (result.status === "failed") summary.failed++;
       else summary.skipped++;
@@ -125,18 +128,18 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
         if (stop === "budget") summary.budgetExhausted = true;
         return;
       }
-      let id = queue.shift();
-      if (id === undefined) {
+      let next = queue.shift();
+      if (next === undefined) {
         if (exhausted) return;
         await refill();
-        id = queue.shift();
-        if (id === undefined) {
+        next = queue.shift();
+        if (next === undefined) {
           if (exhausted) return;
           continue;
         }
       }
       startedCount++;
-      await refreshOne(id);
+      await refreshOne(next);
     }
   };
 

@@ -2,6 +2,7 @@ import type { TDb } from "../db";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { logger as rootLogger, type TLogger } from "../logger";
 import { runDueRefreshes, type TRunDueSummary } from "./run-due-refreshes";
+import { runMaintenance } from "./run-maintenance";
 
 export type TWorkerOptions = {
   concurrency: number;
@@ -59,6 +60,7 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
     passes++;
     refreshed += summary.completed + summary.failed;
     options.onPass?.(summary);
+    if (!options.signal.aborted) await runMaintenance(db); // retention (DESIGN §4) and stale drafts: hourly, never throws
     if (summary.claimed > 0) {
       log.info("worker pass", {
         claimed: summary.claimed,

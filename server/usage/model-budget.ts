@@ -16,27 +16,22 @@ export type TModelBudget = {
 
 /**
  * Tokens a person spent this month, from the usage ledger: their trackers' refresh runs (RefreshRun keeps each
- * run's tokens, failed runs included) and the model calls made outside a run (ModelUsage: setup, feed).
+ * run's tokens, failed runs included; RunDailyStat the sums of runs retention pruned, by UTC day, so months split
+ * cleanly) and the model calls made outside a run (ModelUsage: setup, feed).
  */
 export async function monthlyTokensSpent(db: TDb, input: { userId: string; now?: Date }): Promise<number> {
   const { from, until } = monthOf(input.now ?? new Date());
   const createdAt = { gte: from, lt: until };
-  const [runs, other] = await Promise.all([
-    db.refreshRun.aggregate({
-      where: { tracker: { userId: input.userId }, createdAt },
-      _sum: { inputTokens: true, outputTokens: true },
+  const sumTokens = { _sum: { inputTokens: true, outputTokens: true } } as const;
+  const [runs, pruned, other] = await Promise.all([
+    db.refreshRun.aggregate({ where: { tracker: { userId: input.userId }, createdAt }, ...sumTokens }),
+    db.runDailyStat.aggregate({
+      where: { tracker: { userId: input.userId }, day: { gte: from, lt: until } },
+      ...sumTokens,
     }),
-    db.modelUsage.aggregate({
-      where: { userId: input.userId, createdAt },
-      _sum: { inputTokens: true, outputTokens: true },
-    }),
+    db.modelUsage.aggregate({ where: { userId: input.userId, createdAt }, ...sumTokens }),
   ]);
-  return (
-    (runs._sum.inputTokens ?? 0) +
-    (runs._sum.outputTokens ?? 0) +
-    (other._sum.inputTokens ?? 0) +
-    (other._sum.outputTokens ?? 0)
-  );
+  return [runs, pruned, other].reduce((n, r) => n + (r._sum.inputTokens ?? 0) + (r._sum.outputTokens ?? 0), 0);
 }
 
 /** The person's monthly model-token budget and what is left of it. `limitTokens` defaults to the environment. */

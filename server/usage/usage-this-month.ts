@@ -9,18 +9,24 @@ type TTally = { refreshes: number; modelCalls: number; tokens: number };
 /**
  * Settings → Usage: per tracker this month (UTC) the refreshes, model calls and tokens (its refresh runs plus its
  * setup conversation), the feed's and unbound setups' model use, and the monthly budget — all read from the usage
- * ledger (RefreshRun, ModelUsage), only the person's own rows.
+ * ledger (RefreshRun, RunDailyStat for runs retention pruned, ModelUsage), only the person's own rows.
  */
 export async function getUsageThisMonth(db: TDb, input: { userId: string; now?: Date }): Promise<TUsageThisMonth> {
   const now = input.now ?? new Date();
   const { from, until } = monthOf(now);
   const createdAt = { gte: from, lt: until };
-  const [runs, ledger] = await Promise.all([
+  const [runs, pruned, ledger] = await Promise.all([
     db.refreshRun.groupBy({
       by: ["trackerId", "status"],
       where: { tracker: { userId: input.userId }, createdAt },
       _sum: { modelCalls: true, inputTokens: true, outputTokens: true },
       _count: { _all: true },
+    }),
+    // Runs retention pruned, summed per tracker per UTC day: unchanged checks were refreshes; skipped runs were not.
+    db.runDailyStat.groupBy({
+      by: ["trackerId"],
+      where: { tracker: { userId: input.userId }, day: { gte: from, lt: until } },
+      _sum: { unchanged: true, modelCalls: true, inputTokens: true, outputTokens: true },
     }),
     db.modelUsage.groupBy({
       by: ["trackerId", "kind"],
@@ -43,6 +49,12 @@ export async function getUsageThisMonth(db: TDb, input: { userId: string; now?: 
     const t = tally(row.trackerId);
     // Pending and skipped runs did no work (a skipped one found another refresh in flight).
     if (row.status === "completed" || row.status === "failed") t.refreshes += row._count._all;
+    t.modelCalls += row._sum.modelCalls ?? 0;
+    t.tokens += (row._sum.inputTokens ?? 0) + (row._sum.outputTokens ?? 0);
+  }
+  for (const row of pruned) {
+    const t = tally(row.trackerId);
+    t.refreshes += row._sum.unchanged ?? 0;
     t.modelCalls += row._sum.modelCalls ?? 0;
     t.tokens += (row._sum.inputTokens ?? 0) + (row._sum.outputTokens ?? 0);
   }

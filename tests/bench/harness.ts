@@ -21,12 +21,27 @@ export type TBenchFlag = {
   description: string;
 };
 
+/** A flag that takes one of a few names (e.g. `--db pglite|postgres|both`); read it with `choiceOption`. */
+export type TBenchChoiceFlag<TChoice extends string = string> = {
+  name: string;
+  env: string;
+  default: TChoice;
+  choices: readonly TChoice[];
+  description: string;
+};
+
+export type TBenchAnyFlag = TBenchFlag | TBenchChoiceFlag;
+
+export function isChoiceFlag(flag: TBenchAnyFlag): flag is TBenchChoiceFlag {
+  return "choices" in flag;
+}
+
 export type TBenchmark = {
   name: string;
   /** One line for the header of `npm run bench` and for `--help`. */
   description: string;
   /** Every flag `run` reads; a flag not listed here is refused on the command line. */
-  flags: readonly TBenchFlag[];
+  flags: readonly TBenchAnyFlag[];
   /** Checks that span several flags (e.g. min ≤ max); throws `BenchUsageError`. Runs before any benchmark. */
   validate?(args: TBenchArgs): void;
   run(args: TBenchArgs, out: (line: string) => void): Promise<void>;
@@ -108,7 +123,10 @@ export function parseBenchCommand(
   const args: TBenchArgs = { names, flags, env };
   // Resolve every option now so a bad value stops the run before a long benchmark, not in the middle.
   for (const b of selected) {
-    for (const f of b.flags) numberOption(args, f);
+    for (const f of b.flags) {
+      if (isChoiceFlag(f)) choiceOption(args, f);
+      else numberOption(args, f);
+    }
     b.validate?.(args);
   }
   return { kind: "run", selected, args };
@@ -135,13 +153,17 @@ export function benchHelp(benchmarks: readonly TBenchmark[]): string {
       table(
         [
           ["flag", "env", "default", "allowed", "meaning"],
-          ...b.flags.map((f) => [
-            `--${f.name} <n>`,
-            f.env,
-            String(f.default),
-            `${f.integer ? "integer" : "number"} ${f.min}–${f.max}`,
-            f.description,
-          ]),
+          ...b.flags.map((f) =>
+            isChoiceFlag(f)
+              ? [`--${f.name} <name>`, f.env, f.default, f.choices.join(" | "), f.description]
+              : [
+                  `--${f.name} <n>`,
+                  f.env,
+                  String(f.default),
+                  `${f.integer ? "integer" : "number"} ${f.min}–${f.max}`,
+                  f.description,
+                ],
+          ),
         ],
         "  ",
         "left",
@@ -167,6 +189,20 @@ export function numberOption(args: TBenchArgs, flag: TBenchFlag): number {
     );
   }
   return value;
+}
+
+/** A named option: `--<flag>` on the command line, else its environment variable, else the default. */
+export function choiceOption<TChoice extends string>(args: TBenchArgs, flag: TBenchChoiceFlag<TChoice>): TChoice {
+  const fromFlag = args.flags.get(flag.name);
+  const raw = (fromFlag ?? args.env[flag.env]?.trim())?.toLowerCase();
+  if (raw === undefined || raw === "") return flag.default;
+  const choice = flag.choices.find((c) => c === raw);
+  if (choice === undefined) {
+    throw new BenchUsageError(
+      `${fromFlag !== undefined ? `--${flag.name}` : flag.env} must be one of ${flag.choices.join(", ")} (got "${fromFlag ?? args.env[flag.env]?.trim()}").`,
+    );
+  }
+  return choice;
 }
 
 /**

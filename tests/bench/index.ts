@@ -6,6 +6,7 @@ import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
 import { memoryBenchmark } from "./memory.bench";
+import { peerBenchmark } from "./peer.bench";
 import { refreshBenchmark } from "./refresh.bench";
 
 /**
@@ -14,7 +15,14 @@ import { refreshBenchmark } from "./refresh.bench";
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
-const BENCHMARKS: TBenchmark[] = [corpusBenchmark, feedBenchmark, refreshBenchmark, adapterBenchmark, memoryBenchmark];
+const BENCHMARKS: TBenchmark[] = [
+  corpusBenchmark,
+  feedBenchmark,
+  refreshBenchmark,
+  peerBenchmark,
+  adapterBenchmark,
+  memoryBenchmark,
+];
 
 function gitRevision(): string {
   try {

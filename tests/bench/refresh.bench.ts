@@ -1,17 +1,30 @@
 import { executeCapability, hashStructuredDocument, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "@/server/intelligence/refresh";
-import type { TLogger } from "@/server/logger";
 import { ensureEntity, writeCurrentState } from "@/server/timeline";
 import { createTracker } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import type { TRecordingInput } from "../fixtures/model-server/recordings";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 import {
+  addResources,
+  assertDbAvailable,
+  DB_FLAG,
+  dbKinds,
+  markResources,
+  NO_RESOURCES,
+  openBenchDb,
+  resourcesSince,
+  type TBenchDb,
+  type TBenchDbChoice,
+  type TBenchDbKind,
+  type TResources,
+} from "./bench-db";
+import { BENCH_DECISION, BENCH_DEFINITION, fillRecordings, quietLogger } from "./bench-trackers";
+import {
   BenchUsageError,
+  choiceOption,
   fmt,
   numberOption,
   runPool,
@@ -20,8 +33,8 @@ import {
   type TBenchmark,
   table,
 } from "./harness";
-import { makeBenchPage, RATINGS, renderBenchPage, type TBenchPage } from "./pages";
-import { countSql, type TSqlCounter, type TStatementKind } from "./sql-counter";
+import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
+import type { TStatementKind, TStatementScope } from "./sql-counter";
 import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
 
 /**
@@ -36,8 +49,14 @@ import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
  *             lease, ledger, fill, judge or change rows.
  *
  * The floor is what any refresh must pay at least; hot/floor throughput is the cost of the engine.
- * Both share one process, one PGlite and one fixture site, so machine noise hits both alike; the
+ * Both share one process, one database and one fixture site, so machine noise hits both alike; the
  * per-round ratio (paired) is the number to watch, not the absolute rates.
+ *
+ * `--db pglite|postgres|both` picks the database (bench-db.ts); with `both` the whole benchmark runs on
+ * each in turn, over the same pages, and a last table puts the two side by side. Besides throughput,
+ * each side's passes are measured for statements (at the driver, per refresh by async context, so
+ * unchanged and changed pages are told apart), CPU (this process; on PostgreSQL also its backends),
+ * storage growth and WAL bytes.
  */
 
 const WARM_UP_TRACKERS = 50;
@@ -122,81 +141,43 @@ const FLAGS = {
   },
 } satisfies Record<keyof TOptions, TBenchFlag>;
 
-function readOptions(args: TBenchArgs): TOptions {
+type TRunOptions = TOptions & { db: TBenchDbChoice };
+
+function readOptions(args: TBenchArgs): TRunOptions {
   const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
   if (o.maxKb < o.minKb) {
     throw new BenchUsageError(`--max-kb (${o.maxKb}) must not be smaller than --min-kb (${o.minKb}).`);
   }
-  return o;
-}
-
-/** One extractor field (code) + one model-filled field, with numeric materiality rules for both. */
-const DEFINITION = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-    { name: "rating", type: "number", description: "Average customer rating out of 5" },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
-};
-
-/** The fixture model reads the rating off the page (by matching it in the prompt), like a real filler would. */
-function fillRecordings(latencyMs: number): TRecordingInput[] {
-  return RATINGS.map((rating) => ({
-    name: `fill rating ${rating.toFixed(1)}`,
-    match: { schemaName: "tracker_record", userRegex: `Rated ${rating.toFixed(1).replace(".", "\\.")} out of 5` },
-    response: {
-      json: { rating, notable_signals: [] },
-      usage: { promptTokens: 9000, completionTokens: 20 },
-      ...(latencyMs > 0 ? { latencyMs } : {}),
-    },
-  }));
-}
-
-/** Keeps refresh warnings out of the report; the benchmark counts them instead. */
-function quietLogger(sink: string[]): TLogger {
-  const log: TLogger = {
-    debug: () => {},
-    info: () => {},
-    warn: (msg, fields) => void sink.push(`${msg} ${JSON.stringify(fields ?? {})}`),
-    error: (msg, fields) => void sink.push(`${msg} ${JSON.stringify(fields ?? {})}`),
-    child: () => log,
-  };
-  return log;
+  return { ...o, db: choiceOption(args, DB_FLAG) };
 }
 
 type TTarget = { page: TBenchPage; url: string; trackerId: string; floorEntityId: string; floorSalt: string };
 
-type THotPass = {
+type TPassCounts = {
   wallMs: number;
   latencies: number[];
-  results: TRefreshResult[];
+  /** Statements (not BEGIN/COMMIT), transaction control and transactions over the pass. */
   sql: number;
+  control: number;
   transactions: number;
+  resources: TResources;
+};
+
+type THotPass = TPassCounts & {
+  results: TRefreshResult[];
+  /** What each refresh sent, in target order. */
+  scopes: TStatementScope[];
   modelRequests: number;
 };
 
-type TFloorPass = {
-  wallMs: number;
-  latencies: number[];
-  changedSeen: number;
-  failed: number;
-  sql: number;
-  transactions: number;
-};
+type TFloorPass = TPassCounts & { changedSeen: number; failed: number };
 
 type TRound = { round: number; order: string; changed: Set<number>; hot: THotPass; floor: TFloorPass };
 
 async function setup(db: TDb, site: TFixtureSite, pages: TBenchPage[]): Promise<TTarget[]> {
   const { id: userId } = await ensureLocalUser(db);
   const checkedAt = new Date();
-  // Sequential: PGlite is one connection anyway, and setup is not measured.
+  // Sequential: setup is not measured, and PGlite is one connection anyway.
   const targets: TTarget[] = [];
   for (const page of pages) {
     const url = site.urlFor(page.path);
@@ -204,8 +185,8 @@ async function setup(db: TDb, site: TFixtureSite, pages: TBenchPage[]): Promise<
       userId,
       capability: "web.scrape",
       capabilityInput: { url },
-      definition: DEFINITION,
-      decision: "Is this competitor undercutting our Pro plan?",
+      definition: BENCH_DEFINITION,
+      decision: BENCH_DECISION,
     });
     // The floor's own row (its own draft tracker), so the two sides never see each other's hashes.
     const twin = await createTracker(db, {
@@ -221,27 +202,41 @@ async function setup(db: TDb, site: TFixtureSite, pages: TBenchPage[]): Promise<
   return targets;
 }
 
+/** Counters before a pass; `finish` turns them into the pass's figures (resource probes stay outside `wallMs`). */
+async function startPass(bench: TBenchDb) {
+  const mark = await markResources(bench);
+  const { sql } = bench;
+  const sql0 = sql.statements;
+  const control0 = sql.control;
+  const tx0 = sql.transactions;
+  return async (wallMs: number, latencies: number[]): Promise<TPassCounts> => {
+    const counts = {
+      sql: sql.statements - sql0,
+      control: sql.control - control0,
+      transactions: sql.transactions - tx0,
+    };
+    return { wallMs, latencies, ...counts, resources: await resourcesSince(bench, mark) };
+  };
+}
+
 async function hotPass(
-  db: TDb,
+  bench: TBenchDb,
   targets: TTarget[],
   options: TRefreshOptions,
   concurrency: number,
-  sql: TSqlCounter,
   models: TModelServer,
 ): Promise<THotPass> {
-  const sql0 = sql.statements;
-  const tx0 = sql.transactions;
+  const finish = await startPass(bench);
   const model0 = models.requests.at(-1)?.seq ?? 0;
   const { latencies, results, wallMs } = await runPool(targets, concurrency, (t) =>
-    refreshTracker(db, t.trackerId, options),
+    bench.sql.measure(() => refreshTracker(bench.db, t.trackerId, options)),
   );
+  const modelRequests = (models.requests.at(-1)?.seq ?? 0) - model0;
   return {
-    wallMs,
-    latencies,
-    results,
-    sql: sql.statements - sql0,
-    transactions: sql.transactions - tx0,
-    modelRequests: (models.requests.at(-1)?.seq ?? 0) - model0,
+    ...(await finish(wallMs, latencies)),
+    results: results.map((r) => r.value),
+    scopes: results.map(({ statements, control }) => ({ statements, control })),
+    modelRequests,
   };
 }
 
@@ -270,23 +265,21 @@ async function floorRefresh(
 }
 
 async function floorPass(
-  db: TDb,
+  bench: TBenchDb,
   targets: TTarget[],
   config: TCapabilityConfig,
   lastHash: Map<string, string>,
   concurrency: number,
-  sql: TSqlCounter,
 ): Promise<TFloorPass> {
-  const sql0 = sql.statements;
-  const tx0 = sql.transactions;
+  const finish = await startPass(bench);
   let changedSeen = 0;
   let failed = 0;
   const { latencies, wallMs } = await runPool(targets, concurrency, async (t) => {
-    const result = await floorRefresh(db, t, config, lastHash);
+    const result = await floorRefresh(bench.db, t, config, lastHash);
     if (!result) failed++;
     else if (result.changed) changedSeen++;
   });
-  return { wallMs, latencies, changedSeen, failed, sql: sql.statements - sql0, transactions: sql.transactions - tx0 };
+  return { ...(await finish(wallMs, latencies)), changedSeen, failed };
 }
 
 /** Moves a price by 1–12% up or down: about half the moves cross the 5% materiality rule. */
@@ -324,66 +317,81 @@ const describeCounts = (counts: Map<string, number>) =>
 type TStepName = "lease" | "crawl" | "fill" | "diff" | "judge" | "append";
 const STEPS: readonly string[] = ["lease", "crawl", "fill", "diff", "judge", "append"];
 
-type THotSample = { runId: string; ms: number; statements: number; statementMs: number };
+type THotSample = { runId: string; ms: number; statements: number; control: number; statementMs: number };
 type TFloorSample = {
   ms: number;
   statements: number;
+  control: number;
   statementMs: number;
   crawl: number;
   hash: number;
   update: number;
 };
 
+type TProfile = {
+  unchanged: THotSample[];
+  changed: THotSample[];
+  floor: TFloorSample[];
+  kinds: { unchanged: TStatementKind[]; changed: TStatementKind[] };
+  /** Summed over the pass (divide by its samples). */
+  resources: { unchanged: TResources; changed: TResources; floor: TResources };
+};
+
 /**
  * Where the time goes, measured one refresh at a time (concurrency 1) so that a step's time is its own
- * and not time spent waiting for other refreshes' work on the single JS thread and PGlite connection.
+ * and not time spent waiting for other refreshes' work on the single JS thread and database connection.
  */
 async function profileSerial(
-  db: TDb,
+  bench: TBenchDb,
   targets: TTarget[],
   pages: TBenchPage[],
   site: TFixtureSite,
   options: TRefreshOptions,
   config: TCapabilityConfig,
-  sql: TSqlCounter,
   floorHashes: Map<string, string>,
   rand: () => number,
-): Promise<{
-  unchanged: THotSample[];
-  changed: THotSample[];
-  floor: TFloorSample[];
-  kinds: { unchanged: TStatementKind[]; changed: TStatementKind[] };
-}> {
+): Promise<TProfile> {
+  const { db, sql } = bench;
   const floor: TFloorSample[] = [];
+  let floorResources = NO_RESOURCES;
   const hot = async (key: string) => {
     const samples: THotSample[] = [];
+    const mark = await markResources(bench);
     for (const t of targets) {
-      const s0 = sql.statements;
       const ms0 = sql.statementMs;
       const t0 = performance.now();
-      const result = await refreshTracker(db, t.trackerId, { ...options, idempotencyKey: key });
+      const {
+        value: result,
+        statements,
+        control,
+      } = await sql.measure(() => refreshTracker(db, t.trackerId, { ...options, idempotencyKey: key }));
       samples.push({
         runId: result.runId,
         ms: performance.now() - t0,
-        statements: sql.statements - s0,
+        statements,
+        control,
         statementMs: sql.statementMs - ms0,
       });
     }
-    return samples;
+    return { samples, resources: await resourcesSince(bench, mark) };
   };
   const floorOnce = async () => {
+    const mark = await markResources(bench);
     for (const t of targets) {
       const s0 = sql.statements;
+      const c0 = sql.control;
       const ms0 = sql.statementMs;
       const t0 = performance.now();
       const parts = await floorRefresh(db, t, config, floorHashes);
       floor.push({
         ms: performance.now() - t0,
         statements: sql.statements - s0,
+        control: sql.control - c0,
         statementMs: sql.statementMs - ms0,
         ...(parts ?? { crawl: Number.NaN, hash: Number.NaN, update: Number.NaN }),
       });
     }
+    floorResources = addResources(floorResources, await resourcesSince(bench, mark));
   };
   for (const t of targets) site.setPage(t.page.path, { body: renderBenchPage(t.page) });
   sql.resetKinds();
@@ -397,10 +405,16 @@ async function profileSerial(
   await floorOnce();
   sql.resetKinds();
   const changed = await hot("profile-changed");
-  return { unchanged, changed, floor, kinds: { unchanged: unchangedKinds, changed: sql.kinds() } };
+  return {
+    unchanged: unchanged.samples,
+    changed: changed.samples,
+    floor,
+    kinds: { unchanged: unchangedKinds, changed: sql.kinds() },
+    resources: { unchanged: unchanged.resources, changed: changed.resources, floor: floorResources },
+  };
 }
 
-type TBreakdown = Record<TStepName | "other" | "total" | "statements" | "statementMs", number>;
+type TBreakdown = Record<TStepName | "other" | "total" | "statements" | "control" | "statementMs", number>;
 
 /** Mean ms per refresh by recorded step (from the run rows); "other" = measured time minus the recorded steps. */
 async function hotBreakdown(db: TDb, samples: readonly THotSample[]): Promise<TBreakdown> {
@@ -414,6 +428,7 @@ async function hotBreakdown(db: TDb, samples: readonly THotSample[]): Promise<TB
     other: 0,
     total: 0,
     statements: 0,
+    control: 0,
     statementMs: 0,
   };
   const rows = await db.refreshRun.findMany({
@@ -431,51 +446,78 @@ async function hotBreakdown(db: TDb, samples: readonly THotSample[]): Promise<TB
     out.other += Math.max(0, sample.ms - recorded);
     out.total += sample.ms;
     out.statements += sample.statements;
+    out.control += sample.control;
     out.statementMs += sample.statementMs;
   }
   for (const k of Object.keys(out) as (keyof TBreakdown)[]) out[k] /= Math.max(1, samples.length);
   return out;
 }
 
-export async function runRefreshBench(args: TBenchArgs, out: (line: string) => void): Promise<void> {
-  const o = readOptions(args);
+/** Per refresh: resources divided by the number of refreshes. */
+function perRefreshResources(r: TResources, refreshes: number): TResources {
+  const n = Math.max(1, refreshes);
+  return {
+    cpuMs: r.cpuMs / n,
+    serverCpuMs: r.serverCpuMs / n,
+    relationBytes: r.relationBytes / n,
+    walBytes: r.walBytes / n,
+  };
+}
+
+/** "12.0 + 2.0" = statements + BEGIN/COMMIT. */
+const statementsCell = (statements: number, control: number) => `${fmt(statements)} + ${fmt(control)}`;
+const bytesCell = (bytes: number) => (Number.isFinite(bytes) ? `${fmt(bytes, 0)} B` : "–");
+
+function serverCpuCell(kind: TBenchDbKind, ms: number): string {
+  if (kind === "pglite") return "(in process)";
+  return Number.isFinite(ms) ? fmt(ms, 2) : "n/a (not local)";
+}
+
+/** What the comparison across databases and the RESULT line need from one database's run. */
+type TDbSummary = {
+  kind: TBenchDbKind;
+  label: string;
+  hotRate: number;
+  floorRate: number;
+  ratio: number;
+  ratioRange: string;
+  unchanged: TStatementScope;
+  changed: TStatementScope;
+  /** Where `unchanged`/`changed` come from. */
+  scopeSource: string;
+  floor: TStatementScope;
+  hot: TResources;
+  floorResources: TResources;
+  modelCallsUnchanged: number;
+  modelCallsChanged: number;
+  failed: boolean;
+};
+
+function meanScope(scopes: readonly TStatementScope[]): TStatementScope {
+  return { statements: mean(scopes.map((s) => s.statements)), control: mean(scopes.map((s) => s.control)) };
+}
+
+async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => void): Promise<TDbSummary> {
   const rand = seededRandom(o.seed);
   const pages = Array.from({ length: o.trackers }, (_, i) => makeBenchPage(i, o.seed, { min: o.minKb, max: o.maxKb }));
-  const avgKb = mean(pages.map((p) => renderBenchPage(p).length)) / 1024;
   const perRound = Math.round(o.trackers * o.changeRate);
 
-  out(
-    `refresh: ${o.trackers} web.scrape trackers, ${o.rounds} measured rounds (+1 warm-up), ${perRound} page(s) change price per round, ` +
-      `concurrency ${o.concurrency} per side, pages ${o.minKb}–${o.maxKb} KB (mean ${fmt(avgKb)} KB), ` +
-      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}`,
-  );
-  out(
-    "  hot loop = refreshTracker(): run row + idempotency lookup + lease + web.scrape (fetch + format) + usage-ledger row",
-  );
-  out(
-    "             + hash pre-check + [changed only: fill (extractor + 1 model call) + diff + judge by rules] + append transaction",
-  );
-  out(
-    "  floor    = the same web.scrape call + the same hash + one UPDATE of an entity-state row (no run, lease, ledger, fill, judge)",
-  );
-  out("  Both run over the same pages in every round, alternating which goes first; ratios are paired per round.");
-
   const setupStarted = performance.now();
-  let testDb: TTestDb | undefined;
+  let bench: TBenchDb | undefined;
   let site: TFixtureSite | undefined;
   let models: TModelServer | undefined;
   try {
-    [testDb, site, models] = await Promise.all([
-      createTestDb(),
+    [bench, site, models] = await Promise.all([
+      openBenchDb(kind),
       startFixtureSite(),
       startModelServer({ recordings: fillRecordings(o.modelLatencyMs) }),
     ]);
-    const db = testDb.db;
+    const { db } = bench;
+    out(`  database: ${bench.label}`);
     const openedMs = performance.now() - setupStarted;
     for (const page of pages) site.setPage(page.path, { body: renderBenchPage(page) });
     const targets = await setup(db, site, pages);
     const createdMs = performance.now() - setupStarted - openedMs;
-    const sql = countSql(testDb.pglite);
     const config = localCapabilityConfig([site.url]);
     const warnings: string[] = [];
     const model = fixtureModel(models.url);
@@ -490,14 +532,13 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
 
     // Baselines (one fill each) for the hot loop, first hashes for the floor; not measured.
     const baseline = await hotPass(
-      db,
+      bench,
       targets,
       { ...baseOptions, idempotencyKey: "baseline" },
       o.concurrency,
-      sql,
       models,
     );
-    const baselineFloor = await floorPass(db, targets, config, floorHashes, o.concurrency, sql);
+    const baselineFloor = await floorPass(bench, targets, config, floorHashes, o.concurrency);
     out(
       `  setup ${fmt((performance.now() - setupStarted) / 1000)} s (database ${fmt(openedMs / 1000)} s, ` +
         `${o.trackers} trackers + floor rows ${fmt(createdMs / 1000)} s, baseline pass ${fmt(baseline.wallMs / 1000)} s: ` +
@@ -517,8 +558,8 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
       let hot: THotPass | undefined;
       let floor: TFloorPass | undefined;
       for (const side of hotFirst ? ["hot", "floor"] : ["floor", "hot"]) {
-        if (side === "hot") hot = await hotPass(db, roundTargets, options, o.concurrency, sql, models);
-        else floor = await floorPass(db, roundTargets, config, floorHashes, o.concurrency, sql);
+        if (side === "hot") hot = await hotPass(bench, roundTargets, options, o.concurrency, models);
+        else floor = await floorPass(bench, roundTargets, config, floorHashes, o.concurrency);
       }
       if (!hot || !floor) throw new Error("unreachable");
       const hotRate = rate(roundTargets.length, hot.wallMs);
@@ -549,11 +590,32 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
     const floorLatencies = rounds.flatMap((r) => r.floor.latencies);
     const callsChanged: number[] = [];
     const callsUnchanged: number[] = [];
+    const scopesChanged: TStatementScope[] = [];
+    const scopesUnchanged: TStatementScope[] = [];
     for (const r of rounds) {
       r.hot.results.forEach((result, i) => {
         (r.changed.has(i) ? callsChanged : callsUnchanged).push(result.modelCalls);
+        (r.changed.has(i) ? scopesChanged : scopesUnchanged).push(r.hot.scopes[i] as TStatementScope);
       });
     }
+    const concurrentUnchanged = meanScope(scopesUnchanged);
+    const concurrentChanged = meanScope(scopesChanged);
+    // Exact per-page counts come from the serial profile below; these are overwritten there when it runs.
+    let unchangedScope = concurrentUnchanged;
+    let changedScope = concurrentChanged;
+    let scopeSource = "concurrent rounds, attributed by async context";
+    const floorScope = {
+      statements: sum(rounds.map((r) => r.floor.sql)) / refreshes,
+      control: sum(rounds.map((r) => r.floor.control)) / refreshes,
+    };
+    const hotRes = perRefreshResources(
+      rounds.map((r) => r.hot.resources).reduce(addResources, NO_RESOURCES),
+      refreshes,
+    );
+    const floorRes = perRefreshResources(
+      rounds.map((r) => r.floor.resources).reduce(addResources, NO_RESOURCES),
+      refreshes,
+    );
     const modelCalls = sum(hotResults.map((r) => r.modelCalls));
     const serverModelRequests = sum(rounds.map((r) => r.hot.modelRequests));
     const failed = hotResults.filter((r) => r.status !== "completed").length;
@@ -567,7 +629,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
     out("");
     out(
       table([
-        ["per side, measured rounds", "hot loop", "floor", "hot/floor"],
+        [`per side, measured rounds (${kind})`, "hot loop", "floor", "hot/floor"],
         ["refreshes/s (median of rounds)", fmt(median(hotRates)), fmt(median(floorRates)), fmt(median(ratios), 3)],
         [
           "refreshes/s (min–max)",
@@ -580,11 +642,50 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
         ["model calls / refresh", fmt(modelCalls / refreshes, 3), "0", ""],
         ["  on changed pages", fmt(mean(callsChanged), 2), "0", ""],
         ["  on unchanged pages", fmt(mean(callsUnchanged), 2), "0", ""],
-        ["SQL statements / refresh", perRefresh((r) => r.hot.sql), perRefresh((r) => r.floor.sql), ""],
+        [
+          "SQL statements / refresh (+ BEGIN/COMMIT)",
+          statementsCell(
+            sum(rounds.map((r) => r.hot.sql)) / refreshes,
+            sum(rounds.map((r) => r.hot.control)) / refreshes,
+          ),
+          statementsCell(floorScope.statements, floorScope.control),
+          "",
+        ],
+        [
+          "  unchanged page, by async context",
+          statementsCell(concurrentUnchanged.statements, concurrentUnchanged.control),
+          "",
+          "",
+        ],
+        [
+          "  changed page, by async context",
+          statementsCell(concurrentChanged.statements, concurrentChanged.control),
+          "",
+          "",
+        ],
         [
           "transactions / refresh",
           perRefresh((r) => r.hot.transactions, 2),
           perRefresh((r) => r.floor.transactions, 2),
+          "",
+        ],
+        ["CPU ms / refresh, this process", fmt(hotRes.cpuMs, 2), fmt(floorRes.cpuMs, 2), ""],
+        [
+          "CPU ms / refresh, PostgreSQL backends",
+          serverCpuCell(kind, hotRes.serverCpuMs),
+          serverCpuCell(kind, floorRes.serverCpuMs),
+          "",
+        ],
+        [
+          "bytes / refresh, table + index growth",
+          bytesCell(hotRes.relationBytes),
+          bytesCell(floorRes.relationBytes),
+          "",
+        ],
+        [
+          `bytes / refresh, WAL (${kind === "pglite" ? "this instance" : "whole cluster"})`,
+          bytesCell(hotRes.walBytes),
+          bytesCell(floorRes.walBytes),
           "",
         ],
         ["content changes seen", String(hotChangedSeen), String(floorChangedSeen), ""],
@@ -594,11 +695,17 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
     out(
       `  hot-loop outcomes: ${describeCounts(countOutcomes(hotResults))}; model requests the fixture server saw: ${serverModelRequests}`,
     );
+    out(
+      `  statements are counted at the driver (${kind === "pglite" ? "PGlite query/exec; its transaction() adds BEGIN + COMMIT" : "every query of the pg pool's clients, BEGIN/COMMIT included"}); ` +
+        "per page they are attributed by async context, which is approximate under concurrency (Prisma batches findUnique " +
+        "calls made in the same tick into one statement, credited to one of the refreshes): exact per-page counts are in the serial profile. " +
+        "CPU, growth and WAL are measured around each pass, the probes outside it.",
+    );
 
     // ---- Where the time goes (serial) -----------------------------------------------------------
     const profiled = targets.slice(0, Math.min(o.profile, targets.length));
     if (profiled.length > 0) {
-      const p = await profileSerial(db, profiled, pages, site, baseOptions, config, sql, floorHashes, rand);
+      const p = await profileSerial(bench, profiled, pages, site, baseOptions, config, floorHashes, rand);
       const u = await hotBreakdown(db, p.unchanged);
       const c = await hotBreakdown(db, p.changed);
       const f = {
@@ -607,8 +714,15 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
         hash: mean(p.floor.map((x) => x.hash)),
         update: mean(p.floor.map((x) => x.update)),
         statements: mean(p.floor.map((x) => x.statements)),
+        control: mean(p.floor.map((x) => x.control)),
         statementMs: mean(p.floor.map((x) => x.statementMs)),
       };
+      unchangedScope = { statements: u.statements, control: u.control };
+      changedScope = { statements: c.statements, control: c.control };
+      scopeSource = `serial profile, ${profiled.length} refreshes each`;
+      const ru = perRefreshResources(p.resources.unchanged, p.unchanged.length);
+      const rc = perRefreshResources(p.resources.changed, p.changed.length);
+      const rf = perRefreshResources(p.resources.floor, p.floor.length);
       const cell = (part: number, total: number) =>
         Number.isFinite(part) && total > 0 ? `${fmt(part, 2)}  ${fmt((100 * part) / total, 0).padStart(3)}%` : "";
       out("");
@@ -636,13 +750,32 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
           ],
           ["other: run claim + updates, reads, pre-check", cell(u.other, u.total), cell(c.other, c.total), ""],
           ["total", fmt(u.total, 2), fmt(c.total, 2), fmt(f.total, 2)],
-          ["SQL statements", fmt(u.statements), fmt(c.statements), fmt(f.statements)],
           [
-            "  time inside PGlite",
+            "SQL statements (+ BEGIN/COMMIT)",
+            statementsCell(u.statements, u.control),
+            statementsCell(c.statements, c.control),
+            statementsCell(f.statements, f.control),
+          ],
+          [
+            `  time inside ${kind === "pglite" ? "PGlite" : "PostgreSQL (round trips)"}`,
             cell(u.statementMs, u.total),
             cell(c.statementMs, c.total),
             cell(f.statementMs, f.total),
           ],
+          ["CPU ms, this process", fmt(ru.cpuMs, 2), fmt(rc.cpuMs, 2), fmt(rf.cpuMs, 2)],
+          [
+            "CPU ms, PostgreSQL backends",
+            serverCpuCell(kind, ru.serverCpuMs),
+            serverCpuCell(kind, rc.serverCpuMs),
+            serverCpuCell(kind, rf.serverCpuMs),
+          ],
+          [
+            "bytes, table + index growth",
+            bytesCell(ru.relationBytes),
+            bytesCell(rc.relationBytes),
+            bytesCell(rf.relationBytes),
+          ],
+          ["bytes, WAL", bytesCell(ru.walBytes), bytesCell(rc.walBytes), bytesCell(rf.walBytes)],
         ]),
       );
       const perRun = (list: TStatementKind[], n: number) =>
@@ -656,7 +789,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
         x ? `${fmt(x.count, 1)} × = ${fmt(x.ms, 2)} ms` : "";
       out("");
       out(
-        "  the hot loop's SQL, per refresh (statements as the Prisma adapter sends them to PGlite; BEGIN/COMMIT not shown)",
+        `  the hot loop's SQL, per refresh (statements as the Prisma adapter sends them to ${kind === "pglite" ? "PGlite" : "PostgreSQL"}; BEGIN/COMMIT counted above, not here)`,
       );
       out(
         table([
@@ -666,27 +799,111 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
       );
     }
 
-    sql.restore();
     out("");
     out(
-      `  RESULT refresh: hot loop ${fmt(median(hotRates))} r/s vs floor ${fmt(median(floorRates))} r/s → ratio ${fmt(median(ratios), 3)} ` +
-        `(median of ${rounds.length} paired rounds); ${fmt(modelCalls / refreshes, 3)} model calls per refresh`,
+      `  RESULT refresh (${kind}): hot loop ${fmt(median(hotRates))} r/s vs floor ${fmt(median(floorRates))} r/s → ratio ${fmt(median(ratios), 3)} ` +
+        `(median of ${rounds.length} paired rounds); statements per unchanged refresh ${statementsCell(unchangedScope.statements, unchangedScope.control)}, ` +
+        `per changed ${statementsCell(changedScope.statements, changedScope.control)} (+ BEGIN/COMMIT; ${scopeSource}); ` +
+        `CPU ${fmt(hotRes.cpuMs, 2)} ms/refresh${kind === "postgres" ? ` + ${serverCpuCell(kind, hotRes.serverCpuMs)} ms in backends` : ""}; ` +
+        `${bytesCell(hotRes.relationBytes)} stored and ${bytesCell(hotRes.walBytes)} WAL per refresh; ` +
+        `${fmt(mean(callsUnchanged), 2)} model calls per unchanged refresh`,
     );
     if (warnings.length) out(`  ${warnings.length} refresh warning(s), first: ${warnings[0]}`);
-    if (failed || floorFailed || baseline.results.some((r) => r.outcome !== "baseline")) {
+    const broken = failed > 0 || floorFailed > 0 || baseline.results.some((r) => r.outcome !== "baseline");
+    if (broken) {
       out("  ! some refreshes failed or the baseline did not complete: the numbers above are not comparable");
       process.exitCode = 1;
     }
+    return {
+      kind,
+      label: bench.label,
+      hotRate: median(hotRates),
+      floorRate: median(floorRates),
+      ratio: median(ratios),
+      ratioRange: `${fmt(min(ratios), 3)}–${fmt(max(ratios), 3)}`,
+      unchanged: unchangedScope,
+      changed: changedScope,
+      scopeSource,
+      floor: floorScope,
+      hot: hotRes,
+      floorResources: floorRes,
+      modelCallsUnchanged: mean(callsUnchanged),
+      modelCallsChanged: mean(callsChanged),
+      failed: broken,
+    };
   } finally {
     await Promise.allSettled([site?.close(), models?.close()]);
-    await testDb?.close();
+    await bench?.close();
   }
+}
+
+/** The two databases side by side (`--db both`). */
+function compareDatabases(summaries: TDbSummary[], out: (line: string) => void): void {
+  const col = (pick: (s: TDbSummary) => string) => summaries.map(pick);
+  out("");
+  out("  side by side (same pages, same options; each database's hot/floor ratio is paired within its own run)");
+  out(
+    table([
+      ["hot loop, per refresh", ...col((s) => s.kind)],
+      ["hot/floor (median of rounds)", ...col((s) => fmt(s.ratio, 3))],
+      ["hot/floor (min–max)", ...col((s) => s.ratioRange)],
+      ["hot loop refreshes/s", ...col((s) => fmt(s.hotRate))],
+      ["floor refreshes/s", ...col((s) => fmt(s.floorRate))],
+      [
+        "statements, unchanged page (+ BEGIN/COMMIT)",
+        ...col((s) => statementsCell(s.unchanged.statements, s.unchanged.control)),
+      ],
+      [
+        "statements, changed page (+ BEGIN/COMMIT)",
+        ...col((s) => statementsCell(s.changed.statements, s.changed.control)),
+      ],
+      ["CPU ms, this process", ...col((s) => fmt(s.hot.cpuMs, 2))],
+      ["CPU ms, PostgreSQL backends", ...col((s) => serverCpuCell(s.kind, s.hot.serverCpuMs))],
+      ["bytes, table + index growth", ...col((s) => bytesCell(s.hot.relationBytes))],
+      ["bytes, WAL", ...col((s) => bytesCell(s.hot.walBytes))],
+      ["model calls, unchanged page", ...col((s) => fmt(s.modelCallsUnchanged, 2))],
+      ["model calls, changed page", ...col((s) => fmt(s.modelCallsChanged, 2))],
+    ]),
+  );
+  out(`  statements per page from: ${summaries.map((s) => `${s.kind} ${s.scopeSource}`).join("; ")}`);
+}
+
+export async function runRefreshBench(args: TBenchArgs, out: (line: string) => void): Promise<void> {
+  const o = readOptions(args);
+  const kinds = dbKinds(o.db);
+  const pages = Array.from({ length: o.trackers }, (_, i) => makeBenchPage(i, o.seed, { min: o.minKb, max: o.maxKb }));
+  const avgKb = mean(pages.map((p) => renderBenchPage(p).length)) / 1024;
+  const perRound = Math.round(o.trackers * o.changeRate);
+
+  out(
+    `refresh: ${o.trackers} web.scrape trackers, ${o.rounds} measured rounds (+1 warm-up), ${perRound} page(s) change price per round, ` +
+      `concurrency ${o.concurrency} per side, pages ${o.minKb}–${o.maxKb} KB (mean ${fmt(avgKb)} KB), ` +
+      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}`,
+  );
+  out(
+    "  hot loop = refreshTracker(): run row + idempotency lookup + lease + web.scrape (fetch + format) + usage-ledger row",
+  );
+  out(
+    "             + hash pre-check + [changed only: fill (extractor + 1 model call) + diff + judge by rules] + append transaction",
+  );
+  out(
+    "  floor    = the same web.scrape call + the same hash + one UPDATE of an entity-state row (no run, lease, ledger, fill, judge)",
+  );
+  out("  Both run over the same pages in every round, alternating which goes first; ratios are paired per round.");
+
+  const summaries: TDbSummary[] = [];
+  for (const kind of kinds) {
+    out("");
+    out(`  ---- ${kind} ----`);
+    summaries.push(await runOn(kind, o, out));
+  }
+  if (summaries.length > 1) compareDatabases(summaries, out);
 }
 
 export const refreshBenchmark: TBenchmark = {
   name: "refresh",
   description: "refresh hot loop vs a bare fetch+hash+update floor over the same fixture pages",
-  flags: Object.values(FLAGS),
-  validate: (args) => void readOptions(args),
+  flags: [...Object.values(FLAGS), DB_FLAG],
+  validate: (args) => assertDbAvailable(readOptions(args).db, args),
   run: runRefreshBench,
 };

@@ -41,12 +41,12 @@ test.describe("app shell", () => {
     await expect(nav.getByRole("link", { name: "Feed" })).toHaveAttribute("aria-current", "page");
   });
 
-  test("settings shows the configuration and no secrets", async ({ page }) => {
-    await page.goto("/settings");
-    await expect(page.getByTestId("settings-ai-mode")).toHaveText("Off — built-in rules");
-    await expect(page.getByTestId("settings-ai-model-judge")).toContainText("none — built-in rules");
-    await expect(page.getByTestId("settings-database-kind")).toHaveText("Embedded PostgreSQL (PGlite)");
-    await expect(page.getByTestId("settings-database-location")).not.toBeEmpty();
+  test("the System page shows the configuration and no secrets", async ({ page }) => {
+    await page.goto("/system");
+    await expect(page.getByTestId("system-ai-mode")).toHaveText("Off — built-in rules");
+    await expect(page.getByTestId("system-ai-model-judge")).toContainText("none — built-in rules");
+    await expect(page.getByTestId("system-database-kind")).toHaveText("Embedded PostgreSQL (PGlite)");
+    await expect(page.getByTestId("system-database-location")).not.toBeEmpty();
 
     const text = (await page.locator("main").textContent()) ?? "";
     expect(text).not.toMatch(/sk-[A-Za-z0-9]/);

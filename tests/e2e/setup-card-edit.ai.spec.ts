@@ -30,10 +30,10 @@ test("AI: the agent's draft is edited on the card (threshold, new field), and 'l
   const pro = card.locator('[data-field-name="pro_price"]');
   await pro.getByRole("button", { name: "Edit pro_price" }).click();
   const form = pro.getByTestId("field-edit-form");
-  await form.getByLabel("or by at least (%)").fill("");
-  await form.getByLabel(/^By at least/).fill("2");
+  await form.getByLabel("Percentage (%)").fill("");
+  await form.getByLabel(/^Amount/).fill("2");
   await form.getByLabel("Direction").selectOption("down");
-  await form.getByLabel(/^By at least/).press("Enter");
+  await form.getByLabel(/^Amount/).press("Enter");
   await expect(form).toHaveCount(0);
   await expect(rules).toContainText("pro_price: material when it falls by 2 USD or more (rises are noise)");
 

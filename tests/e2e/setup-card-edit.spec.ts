@@ -32,12 +32,12 @@ test("rules mode: edit a rule's threshold, reject an invalid edit inline, add a 
   const form = offer.getByTestId("field-edit-form");
   await expect(form.getByLabel("Type")).toBeFocused();
   await expect(form.getByLabel("Type")).toHaveValue("money");
-  await expect(form.getByLabel("or by at least (%)")).toHaveValue("1");
-  await form.getByLabel("or by at least (%)").fill("");
-  await form.getByLabel(/^By at least/).fill("5");
+  await expect(form.getByLabel("Percentage (%)")).toHaveValue("1");
+  await form.getByLabel("Percentage (%)").fill("");
+  await form.getByLabel(/^Amount/).fill("5");
   await expect(form.getByTestId("rule-preview")).toHaveText("acme_pro_price: material when it moves by 5 USD or more");
   await form.getByLabel("Description").fill("Monthly price of Acme Pro");
-  await form.getByLabel(/^By at least/).press("Enter");
+  await form.getByLabel(/^Amount/).press("Enter");
   await expect(form).toHaveCount(0);
   await expect(rules).toContainText("acme_pro_price: material when it moves by 5 USD or more");
   await expect(rules).not.toContainText("acme_pro_price: material on a 1% move");
@@ -48,7 +48,7 @@ test("rules mode: edit a rule's threshold, reject an invalid edit inline, add a 
 
   // An invalid edit (a threshold rule with no threshold) is refused by the server: inline message, nothing saved.
   await offer.getByRole("button", { name: "Edit acme_pro_price" }).click();
-  await form.getByLabel(/^By at least/).fill("");
+  await form.getByLabel(/^Amount/).fill("");
   await form.getByRole("button", { name: "Save" }).click();
   await expect(form.getByTestId("card-edit-error")).toContainText("needs an absolute or a relative threshold");
   await form.getByLabel("Description").press("Escape");
@@ -73,7 +73,7 @@ test("rules mode: edit a rule's threshold, reject an invalid edit inline, add a 
   await add.getByLabel("Currency").fill("usd");
   await add.getByLabel("Description").fill("Annual price of the Pro plan");
   await add.getByLabel("Rule").selectOption("numeric");
-  await add.getByLabel("or by at least (%)").fill("10");
+  await add.getByLabel("Percentage (%)").fill("10");
   await add.getByRole("button", { name: "Add field" }).click();
   await expect(add.getByTestId("card-edit-error")).toContainText("snake_case");
   await expect(card.locator('[data-field-name="Annual Price"]')).toHaveCount(0);

@@ -101,7 +101,7 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   await page.goto("/trackers");
   const row = page.getByTestId("tracker-row").filter({ has: page.locator(`a[href="/trackers/${id}"]`) });
   await expect(row.getByTestId("tracker-status")).toHaveText("active");
-  await expect(row).toContainText("Last material:");
+  await expect(row.getByTestId("tracker-last-change")).toContainText("Last material change");
   await page.getByLabel("Show").selectOption({ label: "Failing" });
   await expect(page.locator(`a[href="/trackers/${id}"]`)).toHaveCount(0);
 });

@@ -6,8 +6,10 @@ import { appRouter, createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
 import { createApiToken } from "@/server/api-tokens";
 import { createInvite } from "@/server/auth";
+import { resetEnvForTests } from "@/server/env";
 import { APP_ERROR_CODES, isAppError } from "@/server/errors";
 import { createSetupSession } from "@/server/intelligence/setup";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
 import { testTrpcContext } from "../helpers/trpc-context";
@@ -24,8 +26,14 @@ let other: TSessionUser;
 /** The owner's rows, whose ids the other person tries. */
 const mine = { trackerId: "", sessionId: "", tokenId: "", inviteId: "", authSessionId: "" };
 let otherToken = "";
+let site: TFixtureSite;
 
 beforeAll(async () => {
+  // settings.searchPlaces asks the geocoder: a local fixture, never the network.
+  site = await startFixtureSite();
+  site.setJson("/v1/search", { results: [] });
+  process.env.GEOCODING_BASE_URL = site.url;
+  resetEnvForTests();
   t = await createTestDb();
   const a = await t.db.user.create({ data: { name: "Owner", email: "owner@example.test", role: "owner" } });
   const b = await t.db.user.create({ data: { name: "Other", email: "other@example.test", role: "member" } });
@@ -54,6 +62,9 @@ beforeAll(async () => {
   otherToken = (await createApiToken(t.db, { userId: b.id, name: "theirs" })).token;
 });
 afterAll(async () => {
+  delete process.env.GEOCODING_BASE_URL;
+  resetEnvForTests();
+  await site?.close();
   await t?.close();
 });
 
@@ -73,6 +84,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "feed.live": { kind: "own-scope" },
   "settings.feed": { kind: "own-scope" },
   "settings.usage": { kind: "own-scope" },
+  "settings.searchPlaces": { kind: "own-scope", input: () => ({ query: "Lisbon" }) },
   "settings.updateFeed": {
     kind: "own-scope",
     input: () => ({
@@ -91,20 +103,24 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.lock": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },
+  "system.details": { kind: "own-scope" },
   "system.heartbeat": { kind: "own-scope", input: () => ({ intervalMs: 1000 }) },
   "user.me": { kind: "own-scope" },
   "tracker.list": { kind: "own-scope" },
+  "tracker.listView": { kind: "own-scope" },
+  "tracker.discardDraft": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.get": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.timeline": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.series": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.runs": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.prunedRunDays": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refresh": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refreshProgress": {
     kind: "owned",
     input: () => ({ trackerId: mine.trackerId, idempotencyKey: "k-12345678" }),
   },
   "tracker.setStatus": { kind: "owned", input: () => ({ trackerId: mine.trackerId, status: "paused" }) },
-  "tracker.setStatusMany": { kind: "bulk-owned", input: (trackerIds) => ({ trackerIds, status: "paused" }) },
+  "tracker.setStatusMany": { kind: "bulk-owned", input: (trackerIds) => ({ trackerIds, status: "archived" }) },
   "tracker.setSchedule": { kind: "owned", input: () => ({ trackerId: mine.trackerId, scheduleMinutes: 15 }) },
   "apiToken.list": { kind: "own-scope" },
   "apiToken.create": { kind: "own-scope", input: () => ({ name: "someone's" }) },

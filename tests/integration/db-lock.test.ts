@@ -79,6 +79,26 @@ describe("data directory lock", () => {
     release();
   });
 
+  it.skipIf(process.platform !== "linux")(
+    "takes over a lock whose holder is a zombie (killed, not yet reaped: containers often have no init)",
+    async () => {
+      // `true` exits at once; `sleep`, its parent after exec, never reaps it: a zombie for as long as sleep runs.
+      const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+      children.push(parent);
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout?.once("data", (d) => resolve(String(d)))),
+      );
+      await expect
+        .poll(() => fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0], { timeout: 5000 })
+        .toBe("Z");
+      const dir = freshDir();
+      writeLock(dir, pid);
+      const release = acquireDataDirLock(dir);
+      expect(JSON.parse(fs.readFileSync(lockPathFor(dir), "utf8")).pid).toBe(process.pid);
+      release();
+    },
+  );
+
   it("takes over a lock left by an earlier run with our own pid (containers reuse pids)", () => {
     const dir = freshDir();
     writeLock(dir, process.pid);

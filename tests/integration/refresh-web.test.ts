@@ -268,7 +268,7 @@ describe("idempotency and crash safety", () => {
     expect((await stateOf(trackerId))?.fields.price).toEqual({ amount: 59, currency: "USD" });
   });
 
-  it("a run whose process was killed is taken over once its lease expires, without billing its call twice", async () => {
+  it("a run whose process was killed is taken over once its lease expires; the runs log gets one finished run", async () => {
     site.setPage("/killed", { body: page("$49.00", "4.5") });
     const { trackerId } = await trackerFor("/killed", extractorDefinition);
     // Simulate a process that claimed the run, made its capability call and died holding the lease.
@@ -279,6 +279,7 @@ describe("idempotency and crash safety", () => {
       optionsFor({
         idempotencyKey: "cron-tick-7",
         leaseMs: 50,
+        renewLease: false, // a killed process renews nothing
         afterFill: () =>
           new Promise<void>((_, reject) => {
             kill = () => reject(new Error("never"));
@@ -286,12 +287,13 @@ describe("idempotency and crash safety", () => {
       }),
     );
     await expect.poll(() => kill !== undefined, { timeout: 10_000 }).toBe(true);
-    // While the lease is live, a redelivery is told the refresh is in flight and writes nothing.
-    const runsBefore = await db.db.refreshRun.count({ where: { trackerId } });
+    // A run is recorded only when it ends: nothing pending or running is left behind by the dying one.
+    expect(await db.db.refreshRun.count({ where: { trackerId } })).toBe(0);
     await new Promise((r) => setTimeout(r, 80)); // lease expires
     const resumed = await refreshTracker(db.db, trackerId, optionsFor({ idempotencyKey: "cron-tick-7" }));
     expect(resumed).toMatchObject({ status: "completed", outcome: "baseline", replayed: false });
-    expect(await db.db.refreshRun.count({ where: { trackerId } })).toBe(runsBefore);
+    const runs = await db.db.refreshRun.findMany({ where: { trackerId } });
+    expect(runs.map((r) => [r.id, r.status])).toEqual([[resumed.runId, "completed"]]);
     expect(await db.db.capabilityCall.count({ where: { run: { trackerId } } })).toBe(1);
     // The zombie wakes up: its final write is fenced off.
     kill?.();

@@ -73,6 +73,8 @@ describe("setup drafter agent", () => {
       view: { fields: expect.arrayContaining([expect.objectContaining({ name: "annual_price" })]) },
     });
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    // The tracker is titled with the agent's wording of the decision, not the message with its address.
+    expect(state.tracker?.decision).toBe("Does Acme's pricing undercut our $49 plan?");
     expect(state.draft?.definition.fields.map((f) => f.name)).toEqual([
       "pro_price",
       "team_price",

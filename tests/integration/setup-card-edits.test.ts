@@ -7,6 +7,8 @@ import {
   formToField,
   formToRule,
   replaceField,
+  setThresholdValue,
+  type TRuleForm,
 } from "@/components/tracker-setup/card-edits";
 import { AppError } from "@/server/errors";
 import { createSetupSession, getSetupState, saveSetupDraft } from "@/server/intelligence/setup";
@@ -53,8 +55,12 @@ async function draftedSession() {
   return { sessionId: session.id, definition };
 }
 
-const numeric = (form: Partial<typeof DEFAULT_RULE_FORM>) => {
-  const r = formToRule({ ...DEFAULT_RULE_FORM, kind: "numeric", ...form });
+/** A numeric rule as the field editor makes it: typing a threshold picks its mode (setThresholdValue). */
+const numeric = (typed: { absolute?: string; relativePercent?: string }) => {
+  let form: TRuleForm = { ...DEFAULT_RULE_FORM, kind: "numeric" };
+  if (typed.absolute !== undefined) form = setThresholdValue(form, "absolute", typed.absolute);
+  if (typed.relativePercent !== undefined) form = setThresholdValue(form, "relative", typed.relativePercent);
+  const r = formToRule(form);
   if (!r.ok) throw new Error(r.error);
   return r.rule;
 };

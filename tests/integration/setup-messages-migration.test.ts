@@ -74,7 +74,7 @@ describe("migration: setup transcripts → SetupMessage rows", () => {
     expect(odd.messages.map((m) => m.id)).toEqual(["legacy-s-odd-1"]);
     const titles = await listOpenSetupSessions(t.db, { userId: "u-legacy", limit: 10 });
     expect(titles.map((s) => [s.sessionId, s.title])).toEqual([
-      ["s-odd", "no id here"],
+      ["s-odd", "No id here"],
       ["s-first", "Watch https://acme.example/pricing"],
     ]);
   });

@@ -10,6 +10,7 @@ import { createPgliteDb } from "@/server/db";
 import { acquireDataDirLock, lockPathFor } from "@/server/db-lock";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createPostgresTestDb, hasPostgres } from "../helpers/db";
 import { readClusterState } from "../helpers/pg-control";
 
 /**
@@ -143,6 +144,131 @@ function freshRequest(url: string): Promise<string> {
   });
 }
 
+/** First run: create the owner account (as its page does), then mint an API token signed in. */
+async function createOwnerToken(app: TApp): Promise<string> {
+  const owner = await fetch(`${app.url}/api/auth/owner/create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.url },
+    body: JSON.stringify({ name: "Owner", email: "owner@shutdown.test", password: "correct horse battery" }),
+  });
+  expect(owner.status).toBe(200);
+  const cookie = (owner.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "").split(";")[0] ?? "";
+  const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.url, cookie },
+    body: JSON.stringify({ json: { name: "shutdown test" } }),
+  });
+  expect(tokenRes.status).toBe(200);
+  return ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
+}
+
+async function callApi(
+  app: TApp,
+  token: string,
+  method: string,
+  pathname: string,
+  body?: unknown,
+  signal?: AbortSignal,
+) {
+  const res = await fetch(`${app.url}/api/v1${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** One locked price tracker per page; page → tracker id. */
+async function createTrackers(app: TApp, token: string, site: TFixtureSite): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (const page of PAGES) {
+    const created = await callApi(app, token, "POST", "/trackers", {
+      decision: `Is the plan at ${page} getting cheaper?`,
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor(page) },
+      scheduleMinutes: 60,
+      definition: {
+        fields: [
+          {
+            name: "price",
+            type: "money",
+            currency: "USD",
+            description: "Plan price",
+            extractor: { kind: "css", selector: "#price" },
+          },
+        ],
+        identityRule: { kind: "canonical_url" },
+        materiality: { price: { kind: "numeric", relative: 0.05 } },
+      },
+    });
+    expect(created.status).toBe(201);
+    ids.set(page, (created.body.tracker as { id: string }).id);
+  }
+  return ids;
+}
+
+/**
+ * kill -9 while every tracker's refresh is in flight (held at the fixture site), then start again: within
+ * 10 s of being ready every tracker refreshes again (its dead lease is reclaimed), and the runs log has no
+ * run left pending or running (issue "Refresh at the floor").
+ */
+async function crashAndRecover(input: {
+  start: () => TApp;
+  token: string;
+  trackerIds: Map<string, string>;
+  site: TFixtureSite;
+}): Promise<void> {
+  const { site, token, trackerIds } = input;
+  let app = input.start();
+  await app.waitFor(/\[bellwether\] ready in/, 300_000);
+  for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("7.00"), delayMs: 8_000 });
+  const before = new Map(PAGES.map((page) => [page, site.hits(page)]));
+  // A lease left by the previous test's process may still be live for a few seconds: a refresh answered
+  // "skipped: in flight" is asked again until every page is being fetched.
+  const started = app;
+  const refreshUntilFetching = async (page: string): Promise<unknown> => {
+    while (started.proc.exitCode === null && started.proc.signalCode === null) {
+      const res = await callApi(started, token, "POST", `/trackers/${trackerIds.get(page)}/refresh`).catch(
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
+      if (res instanceof Error || (res.body.run as { status: string }).status !== "skipped") return res;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return null;
+  };
+  const inFlight = PAGES.map(refreshUntilFetching);
+  await until(() => PAGES.every((page) => site.hits(page) > (before.get(page) ?? 0)), "every refresh to fetch", app);
+  if (app.proc.pid) process.kill(-app.proc.pid, "SIGKILL");
+  await app.exited;
+  for (const failed of await Promise.all(inFlight)) expect(failed).toBeInstanceOf(Error);
+
+  for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("6.00") });
+  app = input.start();
+  await app.waitFor(/\[bellwether\] ready in/, 300_000);
+  const deadline = Date.now() + 10_000;
+  for (const page of PAGES) {
+    for (;;) {
+      const res = await callApi(app, token, "POST", `/trackers/${trackerIds.get(page)}/refresh`);
+      expect(res.status).toBe(201);
+      const run = res.body.run as { status: string };
+      if (run.status === "completed") break;
+      expect(run.status).toBe("skipped"); // the dead process's lease, until it expires
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  expect(Date.now()).toBeLessThanOrEqual(deadline);
+  for (const page of PAGES) {
+    const runs = await callApi(app, token, "GET", `/trackers/${trackerIds.get(page)}/runs`);
+    const statuses = (runs.body.runs as { status: string }[]).map((r) => r.status);
+    expect(statuses).toContain("completed");
+    expect(statuses.filter((s) => s === "pending" || s === "running")).toEqual([]);
+  }
+  app.proc.kill("SIGTERM");
+  expect(await app.exited).toBe(0);
+}
+
 describe("npm start stops gracefully", () => {
   let site: TFixtureSite;
   let dataDir: string;
@@ -151,15 +277,8 @@ describe("npm start stops gracefully", () => {
   let token: string;
   const trackerIds = new Map<string, string>();
 
-  const api = async (method: string, pathname: string, body?: unknown, signal?: AbortSignal) => {
-    const res = await fetch(`${app.url}/api/v1${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      ...(signal ? { signal } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const api = (method: string, pathname: string, body?: unknown, signal?: AbortSignal) =>
+    callApi(app, token, method, pathname, body, signal);
 
   beforeAll(async () => {
     site = await startFixtureSite();
@@ -176,44 +295,8 @@ describe("npm start stops gracefully", () => {
     // npm start says which Node.js it runs on: the project's 22, not the machine's.
     expect(app.output()).toMatch(/with Node\.js 22\.\d+\.\d+/);
 
-    // First run: create the owner account (as its page does), then mint an API token signed in.
-    const owner = await fetch(`${app.url}/api/auth/owner/create`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: app.url },
-      body: JSON.stringify({ name: "Owner", email: "owner@shutdown.test", password: "correct horse battery" }),
-    });
-    expect(owner.status).toBe(200);
-    const cookie = (owner.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "").split(";")[0] ?? "";
-    const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: app.url, cookie },
-      body: JSON.stringify({ json: { name: "shutdown test" } }),
-    });
-    expect(tokenRes.status).toBe(200);
-    token = ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
-    for (const page of PAGES) {
-      const created = await api("POST", "/trackers", {
-        decision: `Is the plan at ${page} getting cheaper?`,
-        capability: "web.scrape",
-        capabilityInput: { url: site.urlFor(page) },
-        scheduleMinutes: 60,
-        definition: {
-          fields: [
-            {
-              name: "price",
-              type: "money",
-              currency: "USD",
-              description: "Plan price",
-              extractor: { kind: "css", selector: "#price" },
-            },
-          ],
-          identityRule: { kind: "canonical_url" },
-          materiality: { price: { kind: "numeric", relative: 0.05 } },
-        },
-      });
-      expect(created.status).toBe(201);
-      trackerIds.set(page, (created.body.tracker as { id: string }).id);
-    }
+    token = await createOwnerToken(app);
+    for (const [page, id] of await createTrackers(app, token, site)) trackerIds.set(page, id);
   }, 960_000);
 
   afterAll(async () => {
@@ -341,4 +424,47 @@ describe("npm start stops gracefully", () => {
     expect(app.output()).toMatch(/database closed; bye/);
     expect(readClusterState(embeddedDatabaseDir(dataDir))).toBe("shut down");
   }, 360_000);
+  it("kill -9 during refreshes (embedded database): after a restart every tracker refreshes within 10 s", async () => {
+    if (app.proc.exitCode === null && app.proc.signalCode === null) {
+      app.proc.kill("SIGTERM"); // when run alone (-t), the first app is still up
+      await app.exited;
+    }
+    await crashAndRecover({
+      start: () => (app = startApp({ ...env, RATE_LIMIT_REFRESHES: "10000" })),
+      token,
+      trackerIds,
+      site,
+    });
+  }, 600_000);
+
+  it.skipIf(!hasPostgres)(
+    "kill -9 during refreshes (PostgreSQL): the same",
+    async () => {
+      const pg = await createPostgresTestDb();
+      try {
+        const pgEnv = {
+          ...env,
+          DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "bw-crash-pg-")),
+          AUTH_SECRET: "crash-test-secret-0123456789abcdef0123",
+          DATABASE_URL: pg.url,
+        };
+        const first = startApp({ ...pgEnv, PORT: String(await freePort()) });
+        await first.waitFor(/\[bellwether\] ready in/, 300_000);
+        const pgToken = await createOwnerToken(first);
+        for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("10.00") });
+        const ids = await createTrackers(first, pgToken, site);
+        first.proc.kill("SIGTERM");
+        expect(await first.exited).toBe(0);
+        await crashAndRecover({
+          start: () => startApp({ ...pgEnv, RATE_LIMIT_REFRESHES: "10000" }),
+          token: pgToken,
+          trackerIds: ids,
+          site,
+        });
+      } finally {
+        await pg.drop();
+      }
+    },
+    600_000,
+  );
 });

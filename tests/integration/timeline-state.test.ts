@@ -85,6 +85,7 @@ describe("timeline (PGlite)", () => {
     expect(await getCurrentState(t.db, entityId)).toEqual({
       entityId,
       fields: baseline,
+      observed: baseline, // not given: what the source said is the record itself
       contentHash: "h1",
       definitionVersion: 1,
       lastCheckedAt: at(1),
@@ -96,6 +97,7 @@ describe("timeline (PGlite)", () => {
     expect(await getCurrentState(t.db, entityId)).toEqual({
       entityId,
       fields: baseline,
+      observed: baseline,
       contentHash: "h2",
       definitionVersion: 1,
       lastCheckedAt: at(2),
@@ -104,12 +106,21 @@ describe("timeline (PGlite)", () => {
 
     // Material, inside a transaction with the append: everything is replaced.
     const next = { rating: 4.3, review_count: 470, price: { amount: 12, currency: "EUR" }, notable_signals: [] };
+    const observed = { ...next, rating: 4.35 };
     await t.db.$transaction((tx) =>
-      writeCurrentState(tx, { entityId, fields: next, contentHash: "h3", definitionVersion: 2, checkedAt: at(3) }),
+      writeCurrentState(tx, {
+        entityId,
+        fields: next,
+        observed,
+        contentHash: "h3",
+        definitionVersion: 2,
+        checkedAt: at(3),
+      }),
     );
     expect(await getCurrentState(t.db, entityId)).toEqual({
       entityId,
       fields: next,
+      observed,
       contentHash: "h3",
       definitionVersion: 2,
       lastCheckedAt: at(3),

@@ -134,7 +134,7 @@ describe('"due": one rule for the claim and for queries', () => {
     const byWhere = await db.db.tracker.findMany({ where: { userId, ...dueWhere(now) } });
     expect(new Set(byWhere.map((r) => r.id))).toEqual(expected);
     // The claim sees every user's trackers; the other test's are never due at `now`, but filter anyway.
-    const claimed = await claimDueTrackers(db.db, { limit: 100, now });
+    const claimed = (await claimDueTrackers(db.db, { limit: 100, now, leaseMs: 8000 })).map((c) => c.id);
     expect(new Set(claimed.filter((id) => rows.some((r) => r.id === id)))).toEqual(expected);
   });
 });

@@ -125,7 +125,7 @@ describe.skipIf(!hasPostgres)("claiming due trackers on PostgreSQL", () => {
     await pg.db.$executeRawUnsafe(`ANALYZE "Tracker"`);
 
     const plan = await pg.db.$queryRawUnsafe<{ "QUERY PLAN": unknown }[]>(
-      `EXPLAIN (FORMAT JSON) ${CLAIM_SELECT_SQL.replace("$1", "now()").replace("$2", "8")}`,
+      `EXPLAIN (FORMAT JSON) ${CLAIM_SELECT_SQL.replace("$1", "now()").replace("$2", "now()").replace("$3", "8")}`,
     );
     const text = JSON.stringify(plan);
     expect(text).toContain("Tracker_status_nextRunAt_idx");

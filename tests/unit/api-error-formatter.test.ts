@@ -26,6 +26,19 @@ const testRouter = createTRPCRouter({
     throw new Error(`connect ECONNREFUSED ${SECRET}`);
   }),
   typed: publicProcedure.input(z.object({ url: z.url(), limit: z.number().int().max(10) })).query(() => "ok"),
+  latitude: publicProcedure
+    .input(
+      z.object({
+        latitude: z
+          .number()
+          .min(-90, "Latitude must be between -90 and 90.")
+          .max(90, "Latitude must be between -90 and 90."),
+      }),
+    )
+    .mutation(() => "ok"),
+  domainFields: publicProcedure.query(() => {
+    throw new AppError("BAD_REQUEST", "That name is taken.", { fieldErrors: { name: "That name is taken." } });
+  }),
   denied: publicProcedure.query(() => {
     throw new TRPCError({ code: "FORBIDDEN", message: "Not your tracker." });
   }),
@@ -116,6 +129,32 @@ describe("error formatter over HTTP", () => {
     expect(error.data.code).toBe("BAD_REQUEST");
     const issues = error.data.issues as { path: string; message: string }[];
     expect(issues.map((i) => i.path).sort()).toEqual(["limit", "url"]);
+    expect(Object.keys(error.data.fieldErrors as object).sort()).toEqual(["limit", "url"]);
+    // The message names a field, not just "The request is invalid."
+    expect(error.message).toMatch(/^(url|limit): .+ \(and 1 more field to fix\)$/);
+  });
+
+  it("names the field and carries fieldErrors for one bad value (latitude 200)", async () => {
+    const res = await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: new Request("http://localhost/api/trpc/latitude", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ json: { latitude: 200 } }),
+      }),
+      router: testRouter,
+      createContext: makeContext,
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { json: { message: string; data: Record<string, unknown> } } };
+    expect(body.error.json.message).toBe("Latitude must be between -90 and 90.");
+    expect(body.error.json.data.fieldErrors).toEqual({ latitude: "Latitude must be between -90 and 90." });
+  });
+
+  it("passes an AppError's fieldErrors through", async () => {
+    const { status, error } = await call("domainFields");
+    expect(status).toBe(400);
+    expect(error.data.fieldErrors).toEqual({ name: "That name is taken." });
   });
 
   it("keeps deliberate tRPC client errors as they are", async () => {

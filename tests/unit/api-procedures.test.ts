@@ -60,15 +60,32 @@ describe("protectedProcedure", () => {
   });
 });
 
-describe("system.status", () => {
+describe("system.status and system.details", () => {
   it("reports rules mode and the embedded database when nothing is configured", async () => {
     const status = await createCaller(makeContext(localUser)).system.status();
     expect(status.ai.mode).toBe("rules");
     expect(status.ai.label).toBe("AI off — built-in rules");
     expect(status.ai.models).toEqual({ drafter: null, filler: null, judge: null, enhancer: null });
-    expect(status.database.kind).toBe("embedded");
-    expect(status.dataDir).toBe("./.data");
     expect(status.version).toMatch(/^\d+\.\d+\.\d+/);
+    // The shell's status (prefetched into every page) says nothing about where the data lives.
+    expect(status).not.toHaveProperty("database");
+    expect(status).not.toHaveProperty("dataDir");
+
+    const details = await createCaller(makeContext(localUser)).system.details();
+    expect(details.database).toEqual({ kind: "embedded", location: expect.stringContaining(".data") });
+    expect(details.dataDir).toBe("./.data");
+    expect(details.runtime.node).toBe(process.version);
+    expect(details.hiddenFromMembers).toBe(false);
+  });
+
+  it("shows a member the configuration but not where the data lives", async () => {
+    const member: TSessionUser = { ...localUser, id: "u_member", role: "member" };
+    const details = await createCaller(makeContext(member)).system.details();
+    expect(details.ai.mode).toBe("rules");
+    expect(details.database).toEqual({ kind: "embedded", location: null });
+    expect(details.dataDir).toBeNull();
+    expect(details.hiddenFromMembers).toBe(true);
+    expect(JSON.stringify(details)).not.toContain(".data");
   });
 
   it("never contains the API key or the database password", async () => {
@@ -81,11 +98,12 @@ describe("system.status", () => {
 
     const status = await createCaller(makeContext(localUser)).system.status();
     expect(status.ai.mode).toBe("openai-compatible");
-    expect(status.database.kind).toBe("postgres");
-    expect(status.database.location).toContain("db.internal");
-    expect(status.dataDir).toBeNull();
+    const details = await createCaller(makeContext(localUser)).system.details();
+    expect(details.database.kind).toBe("postgres");
+    expect(details.database.location).toContain("db.internal");
+    expect(details.dataDir).toBeNull();
 
-    const json = JSON.stringify(status);
+    const json = JSON.stringify([status, details]);
     for (const secret of ["SECRETKEY123", "proxypass", "tok-SECRET", "db-SECRET-pw", "ssl-SECRET"]) {
       expect(json).not.toContain(secret);
     }

@@ -5,11 +5,15 @@ import { feedBenchmark } from "../bench/feed.bench";
 import {
   BenchUsageError,
   benchHelp,
+  choiceOption,
+  isChoiceFlag,
   numberOption,
   parseBenchCommand,
+  type TBenchChoiceFlag,
   type TBenchFlag,
   type TBenchmark,
 } from "../bench/harness";
+import { peerBenchmark } from "../bench/peer.bench";
 import { refreshBenchmark } from "../bench/refresh.bench";
 
 const flag = (name: string, extra: Partial<TBenchFlag> = {}): TBenchFlag => ({
@@ -38,7 +42,15 @@ const beta: TBenchmark = {
   },
   run: vi.fn(),
 };
-const BENCHES = [alpha, beta];
+const colour: TBenchChoiceFlag<"red" | "green" | "blue"> = {
+  name: "colour",
+  env: "BENCH_COLOUR",
+  default: "red",
+  choices: ["red", "green", "blue"],
+  description: "the colour",
+};
+const gamma: TBenchmark = { name: "gamma", description: "third bench", flags: [colour, flag("count")], run: vi.fn() };
+const BENCHES = [alpha, beta, gamma];
 
 function run(argv: string[], env: Record<string, string> = {}) {
   const command = parseBenchCommand(argv, BENCHES, env);
@@ -58,7 +70,7 @@ function usageError(argv: string[], env: Record<string, string> = {}): string {
 
 describe("parseBenchCommand", () => {
   it("selects every benchmark without names, the named ones otherwise, in definition order", () => {
-    expect(run([]).selected.map((b) => b.name)).toEqual(["alpha", "beta"]);
+    expect(run([]).selected.map((b) => b.name)).toEqual(["alpha", "beta", "gamma"]);
     expect(run(["beta"]).selected.map((b) => b.name)).toEqual(["beta"]);
     expect(run(["beta", "alpha", "beta"]).args.names).toEqual(["beta", "alpha"]);
   });
@@ -91,7 +103,7 @@ describe("parseBenchCommand", () => {
   });
 
   it("refuses unknown names and flags", () => {
-    expect(usageError(["gamma"])).toBe('Unknown benchmark "gamma". Available: alpha, beta.');
+    expect(usageError(["delta"])).toBe('Unknown benchmark "delta". Available: alpha, beta, gamma.');
     expect(usageError(["--bogus"])).toBe('Unknown flag "--bogus".');
     expect(usageError(["--bogus=1"])).toBe('Unknown flag "--bogus".');
     expect(usageError(["-x"])).toBe('Unknown flag "-x".');
@@ -99,6 +111,9 @@ describe("parseBenchCommand", () => {
   });
 
   it("refuses a flag of a benchmark that is not selected, a missing value and a repeated flag", () => {
+    expect(usageError(["alpha", "--colour", "red"])).toBe(
+      "--colour belongs to gamma, which is not selected (selected: alpha).",
+    );
     expect(usageError(["alpha", "--rounds", "3"])).toBe(
       "--rounds belongs to beta, which is not selected (selected: alpha).",
     );
@@ -121,23 +136,60 @@ describe("parseBenchCommand", () => {
   });
 });
 
+describe("choice flags", () => {
+  it("read a name from the flag (any case), else the environment, else the default", () => {
+    expect(choiceOption(run(["gamma", "--colour", "Green"]).args, colour)).toBe("green");
+    expect(choiceOption(run(["gamma"], { BENCH_COLOUR: "blue" }).args, colour)).toBe("blue");
+    expect(choiceOption(run(["gamma"]).args, colour)).toBe("red");
+  });
+
+  it("refuse a name that is not a choice, from the flag or the environment, before anything runs", () => {
+    expect(usageError(["gamma", "--colour", "pink"])).toBe('--colour must be one of red, green, blue (got "pink").');
+    expect(usageError(["gamma"], { BENCH_COLOUR: "7" })).toBe(
+      'BENCH_COLOUR must be one of red, green, blue (got "7").',
+    );
+    expect(usageError(["gamma", "--colour"])).toBe("--colour needs a value.");
+  });
+
+  it("show their choices in --help", () => {
+    const line = benchHelp([gamma])
+      .split("\n")
+      .find((l) => l.trimStart().startsWith("--colour "));
+    expect(line).toContain("--colour <name>");
+    expect(line).toContain("BENCH_COLOUR");
+    expect(line).toContain("red | green | blue");
+  });
+});
+
 describe("the real benchmarks", () => {
-  const real = [feedBenchmark, refreshBenchmark];
+  const real = [feedBenchmark, refreshBenchmark, peerBenchmark];
 
   it("list every flag they read in --help, with its variable, default and range", () => {
-    const text = benchHelp(real);
+    const all = benchHelp(real);
     for (const b of real) {
-      expect(text).toContain(b.description);
+      expect(all).toContain(b.description);
       expect(b.flags.length).toBeGreaterThan(0);
+      // Benchmarks may share a flag name (--rounds) with their own variable and default: read each one's own section.
+      const text = all.slice(all.indexOf(`Flags of ${b.name}:`));
       for (const f of b.flags) {
         const line = text.split("\n").find((l) => l.trimStart().startsWith(`--${f.name} `));
         expect(line, f.name).toBeDefined();
         expect(line).toContain(f.env);
         expect(line).toContain(f.description);
-        expect(line).toContain(`${f.min}–${f.max}`);
+        expect(line).toContain(isChoiceFlag(f) ? f.choices.join(" | ") : `${f.min}–${f.max}`);
         expect(line?.split(/\s{2,}/)).toContain(String(f.default));
       }
     }
+  });
+
+  it("refuse --db postgres without TEST_DATABASE_URL, before anything runs", () => {
+    expect(() => parseBenchCommand(["refresh", "--db", "postgres"], real, {})).toThrow(
+      "--db postgres needs TEST_DATABASE_URL",
+    );
+    const command = parseBenchCommand(["refresh", "--db", "both"], real, {
+      TEST_DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/postgres",
+    });
+    expect(command.kind).toBe("run");
   });
 
   it("accept their own defaults and reject crossed page sizes", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { EMPTY_ENHANCEMENT } from "@/server/enhancement/schema";
 import { mergeEnhancement } from "@/server/feed/merge-enhancement";
-import { dedup, group, memoryWords, order, postProcess } from "@/server/feed/post-process";
+import { DEFAULT_POST_PROCESSORS, dedup, group, memoryWords, order, postProcess } from "@/server/feed/post-process";
 
 const now = new Date("2026-11-29T15:00:00Z");
 function item(id: string, over: Partial<TFeedItem> = {}): TFeedItem {
@@ -57,6 +57,37 @@ describe("feed post-processors", () => {
       { now, memoryWords: memoryWords("I go cycling to work") },
     );
     expect(ids(order(items, ctx))).toEqual(["bike", "plain"]);
+  });
+
+  it("the default list runs as one pass that gives exactly what its processors give one after another", () => {
+    const morning = new Date("2026-11-29T07:00:00");
+    const items = [
+      item("w", { type: "weather-current", signals: { urgency: 0.4, timeRelevance: "ambient" } }),
+      item("soon", { type: "calendar-event", data: { start: new Date(morning.getTime() + 3_600_000).toISOString() } }),
+      item("later", {
+        type: "calendar-event",
+        data: { start: new Date(morning.getTime() + 5 * 3_600_000).toISOString() },
+      }),
+      item("bad-start", { type: "calendar-event", data: { start: "not a date" } }),
+      item("t1-a", {
+        data: { trackerId: "t1", note: "Cycling lane" },
+        signals: { urgency: 0.9, timeRelevance: "imminent" },
+      }),
+      item("t1-b", { data: { trackerId: "t1" }, signals: { urgency: 0.1, timeRelevance: "upcoming" } }),
+      item("alone", { data: { trackerId: "t2" }, score: 3 }),
+      item("kept-key", { groupKey: "mine", data: { trackerId: "t1" } }),
+      item("dup", { data: { v: 1 } }),
+      item("dup", { data: { v: 2, text: "pricing" }, timestamp: new Date(now.getTime() + 1) }),
+    ];
+    for (const words of [[], memoryWords("cycling and pricing notes")]) {
+      const ctx2 = { now: morning, memoryWords: words };
+      const onePass = postProcess(items, ctx2);
+      expect(onePass).toEqual(postProcess(items, ctx2, [...DEFAULT_POST_PROCESSORS]));
+      expect(onePass.map((i) => Object.keys(i))).toEqual(
+        postProcess(items, ctx2, [...DEFAULT_POST_PROCESSORS]).map((i) => Object.keys(i)),
+      );
+    }
+    expect(postProcess(items, { now: morning, memoryWords: [] }).find((i) => i.id === "soon")?.score).toBeCloseTo(0.6);
   });
 
   it("merge: suppress removes, ranking hints boost, slot fills only known slots, synthetic items appended", () => {

@@ -11,6 +11,7 @@ import {
   ZTrackerDefinitionSchema,
 } from "@/server/intelligence/definition";
 import { hashCanonical } from "@/server/intelligence/definition/hash-canonical";
+import { definitionToolInputSchema } from "@/server/intelligence/setup/schema";
 
 const placeDefinition = {
   fields: [
@@ -102,6 +103,15 @@ describe("tracker definition schema", () => {
     expect(errorsOf(withField({ type: "number" }, { x: { kind: "numeric" } }))).toEqual([
       "materiality › x: a numeric rule needs an absolute or a relative threshold (or both)",
     ]);
+    expect(errorsOf(withField({ type: "number" }, { x: { kind: "numeric", absolute: 1, combine: "both" } }))).toEqual([
+      'materiality › x › combine: "either" / "both" needs an absolute and a relative threshold; give both, or drop "combine"',
+    ]);
+    expect(errorsOf(withField({ type: "number" }, { x: { kind: "numeric", absolute: 1, combine: "all" } }))[0]).toMatch(
+      /^materiality › x › combine: /,
+    );
+    // Rules locked before `combine` existed parse unchanged (and mean "either", see describeRule / evaluateDeltas).
+    const old = parseDefinition(withField({ type: "number" }, { x: { kind: "numeric", absolute: 1, relative: 0.1 } }));
+    expect(old.ok && old.definition.materiality.x).toEqual({ kind: "numeric", absolute: 1, relative: 0.1 });
     expect(errorsOf(withField({}, { notable_signals: { kind: "any_change" } }))[0]).toContain(
       "notable_signals is always judged by the agent",
     );
@@ -130,6 +140,13 @@ describe("tracker definition schema", () => {
     const json = z.toJSONSchema(ZTrackerDefinitionSchema) as { properties: Record<string, { description?: string }> };
     expect(Object.keys(json.properties)).toEqual(["fields", "identityRule", "materiality"]);
     expect(JSON.stringify(json)).toContain("snake_case identifier");
+  });
+
+  it("gives the drafter's tool schema the numeric rule's combine, described", () => {
+    const tool = JSON.stringify(definitionToolInputSchema.jsonSchema);
+    expect(tool).toContain('"combine"');
+    expect(tool).toContain('"either","both"');
+    expect(tool).toContain("the move must cross the absolute AND the relative threshold");
   });
 });
 
@@ -199,8 +216,24 @@ describe("describeRule", () => {
     expect(
       describeRule(f("review_count", { unit: "reviews" }), { kind: "numeric", absolute: 10, direction: "up" }),
     ).toBe("review_count: material when it rises by 10 reviews or more (drops are noise)");
+    // Both thresholds: the line says whether either or both must be crossed (no combine = "either").
     expect(describeRule(f("price", { currency: "EUR" }), { kind: "numeric", absolute: 1, relative: 0.1 })).toBe(
-      "price: material when it moves by 1 EUR or more, or by 10% or more",
+      "price: material when it moves either by 1 EUR or more or by 10% or more",
+    );
+    expect(
+      describeRule(f("price", { currency: "EUR" }), { kind: "numeric", absolute: 1, relative: 0.1, combine: "either" }),
+    ).toBe("price: material when it moves either by 1 EUR or more or by 10% or more");
+    expect(
+      describeRule(f("price", { currency: "USD" }), {
+        kind: "numeric",
+        absolute: 10,
+        relative: 0.05,
+        combine: "both",
+        direction: "down",
+      }),
+    ).toBe("price: material when it falls both by 10 USD or more and by 5% or more (rises are noise)");
+    expect(describeRule(f("price", { currency: "USD" }), { kind: "numeric", absolute: 10, direction: "down" })).toBe(
+      "price: material when it falls by 10 USD or more (rises are noise)",
     );
     expect(describeRule(f("status"), { kind: "any_change" })).toBe("status: material on any change");
     expect(describeRule(f("hours"), { kind: "ignore" })).toBe("hours: ignored — changes are never flagged");

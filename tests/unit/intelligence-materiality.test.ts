@@ -10,6 +10,8 @@ const def: TTrackerDefinition = {
     { name: "price", type: "money", description: "p", currency: "USD" },
     { name: "stock", type: "integer", description: "s" },
     { name: "followers", type: "integer", description: "f" },
+    { name: "seats", type: "integer", description: "both thresholds" },
+    { name: "plan", type: "money", description: "either, stated", currency: "USD" },
     { name: "status", type: "string", description: "s" },
     { name: "hours", type: "string_list", description: "h" },
     { name: "description", type: "string", description: "d" },
@@ -21,6 +23,8 @@ const def: TTrackerDefinition = {
     price: { kind: "numeric", relative: 0.05 },
     stock: { kind: "numeric", absolute: 5, direction: "down" },
     followers: { kind: "numeric", absolute: 1000, relative: 0.1 },
+    seats: { kind: "numeric", absolute: 10, relative: 0.1, combine: "both" },
+    plan: { kind: "numeric", absolute: 10, relative: 0.05, combine: "either", direction: "down" },
     status: { kind: "any_change" },
     hours: { kind: "ignore" },
   },
@@ -87,6 +91,33 @@ describe("evaluateDeltas", () => {
       verdict: "noise",
       reason: "followers: +500 < 1000 and +0.5% < 10% → noise",
     });
+  });
+
+  it('with combine "both" is material only when the move crosses both thresholds', () => {
+    expect(one("seats", 100, 115)).toMatchObject({
+      verdict: "material",
+      reason: "seats: +15 ≥ 10 and +15% ≥ 10% → material",
+    });
+    // $0.49-style trap the other way round: a big relative move that is small in absolute terms is noise.
+    expect(one("seats", 20, 25)).toMatchObject({
+      verdict: "noise",
+      reason: "seats: +5 < 10 and +25% ≥ 10% (both must be crossed) → noise",
+    });
+    expect(one("seats", 1000, 1020)).toMatchObject({
+      verdict: "noise",
+      reason: "seats: +20 ≥ 10 and +2% < 10% (both must be crossed) → noise",
+    });
+  });
+
+  it('with combine "either" stated explicitly means what a rule without combine means', () => {
+    const usd = (amount: number) => ({ amount, currency: "USD" });
+    expect(one("plan", usd(100), usd(94))).toMatchObject({ verdict: "material", reason: "plan: −6% ≥ 5% → material" });
+    expect(one("plan", usd(1000), usd(989))).toMatchObject({
+      verdict: "material",
+      reason: "plan: −11 ≥ 10 → material",
+    });
+    expect(one("plan", usd(1000), usd(995)).verdict).toBe("noise");
+    expect(one("plan", usd(100), usd(200)).verdict).toBe("noise"); // a rise; only drops count
   });
 
   it("handles any_change, ignore, ask_agent (default) and notable_signals", () => {

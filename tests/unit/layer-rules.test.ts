@@ -73,7 +73,7 @@ describe("layer rules", () => {
       [
         "layer-intelligence: server/intelligence/refresh.ts → server/feed/notify.ts",
         "domain-no-api: server/timeline/append.ts → server/api/trpc.ts",
-        "layer-timeline-context-settings-users-usage: server/timeline/append.ts → server/api/trpc.ts",
+        "layer-timeline-context-settings-users-usage-retention: server/timeline/append.ts → server/api/trpc.ts",
         "foundation-imports-no-room: server/db.ts → server/users/local.ts",
         "components-no-server-runtime: components/card.ts → server/feed/notify.ts",
         "contracts-client-safe: contracts/schema.ts → server/env.ts",

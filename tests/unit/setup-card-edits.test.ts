@@ -12,6 +12,8 @@ import {
   removeField,
   replaceField,
   ruleToForm,
+  setThresholdMode,
+  setThresholdValue,
 } from "@/components/tracker-setup/card-edits";
 import { FIELD_TYPES, parseDefinition } from "@/server/intelligence/definition";
 
@@ -64,10 +66,17 @@ describe("draft card edits", () => {
     expect(fieldToForm(field)).toMatchObject({ type: "money", currency: "USD", unit: "" });
     expect(ruleToForm({ kind: "numeric", relative: 0.01 })).toMatchObject({
       kind: "numeric",
+      threshold: "relative",
       relativePercent: "1",
       absolute: "",
     });
-    expect(rule({ kind: "numeric", relativePercent: "1" })).toEqual({ kind: "numeric", relative: 0.01 });
+    expect(rule({ kind: "numeric", threshold: "relative", relativePercent: "1" })).toEqual({
+      kind: "numeric",
+      relative: 0.01,
+    });
+    // Both thresholds without `combine` (rules locked before it) read as "either".
+    expect(ruleToForm({ kind: "numeric", absolute: 2, relative: 0.05 }).threshold).toBe("either");
+    expect(ruleToForm({ kind: "numeric", absolute: 2, relative: 0.05, combine: "both" }).threshold).toBe("both");
     expect(ruleToForm(undefined).kind).toBe("ask_agent");
   });
 
@@ -116,7 +125,7 @@ describe("draft card edits", () => {
     const added = addField(
       card(),
       formToField({ ...EMPTY_FIELD_FORM, name: "annual_price", type: "money", currency: "usd", description: "Annual" }),
-      rule({ kind: "numeric", relativePercent: "10" }),
+      rule({ kind: "numeric", threshold: "relative", relativePercent: "10" }),
     );
     expect(parseDefinition(added).ok).toBe(true);
     expect(added.materiality.annual_price).toEqual({ kind: "numeric", relative: 0.1 });
@@ -170,13 +179,56 @@ describe("draft card edits", () => {
   it("reports a threshold that is not a number before saving, and previews an empty threshold rule", () => {
     expect(formToRule({ ...DEFAULT_RULE_FORM, kind: "numeric", absolute: "abc" })).toEqual({
       ok: false,
-      error: "The absolute threshold must be a number.",
+      error: "The amount must be a number.",
     });
     expect(previewRule({ ...EMPTY_FIELD_FORM, name: "rating" }, { ...DEFAULT_RULE_FORM, kind: "numeric" })).toBe(
-      "rating: give an absolute or a relative threshold (or both)",
+      "rating: give an amount or a percentage",
     );
+    expect(
+      previewRule(
+        { ...EMPTY_FIELD_FORM, name: "rating" },
+        { ...DEFAULT_RULE_FORM, kind: "numeric", threshold: "both", absolute: "0.2" },
+      ),
+    ).toBe("rating: give both an amount and a percentage for “both”");
     expect(
       previewRule({ ...EMPTY_FIELD_FORM, name: "rating", unit: "stars" }, { ...DEFAULT_RULE_FORM, kind: "ignore" }),
     ).toBe("rating: ignored — changes are never flagged");
+  });
+
+  it("states the threshold mode: an amount typed over the drafted 1 % replaces it, unless “either”/“both” was chosen", () => {
+    const money = { ...EMPTY_FIELD_FORM, name: "price", type: "money" as const, currency: "USD" };
+    const drafted = { ...ruleToForm({ kind: "numeric", relative: 0.01 }), direction: "down" as const };
+    // The trap of issue 14: typing $10 used to yield "falls by 10 USD or more, or by 1% or more".
+    const typed = setThresholdValue(drafted, "absolute", "10");
+    expect(typed).toMatchObject({ threshold: "absolute", absolute: "10", relativePercent: "" });
+    expect(previewRule(money, typed)).toBe("price: material when it falls by 10 USD or more (rises are noise)");
+    // Clearing and retyping in the same mode changes nothing else; an empty keystroke switches nothing.
+    expect(setThresholdValue(drafted, "absolute", "")).toEqual({ ...drafted, absolute: "" });
+
+    const either = setThresholdValue(setThresholdMode(drafted, "either"), "absolute", "10");
+    expect(either).toMatchObject({ threshold: "either", absolute: "10", relativePercent: "1" });
+    expect(formToRule(either)).toEqual({
+      ok: true,
+      rule: { kind: "numeric", absolute: 10, relative: 0.01, direction: "down", combine: "either" },
+    });
+    expect(previewRule(money, either)).toBe(
+      "price: material when it falls either by 10 USD or more or by 1% or more (rises are noise)",
+    );
+    const both = setThresholdMode(either, "both");
+    expect(previewRule(money, both)).toBe(
+      "price: material when it falls both by 10 USD or more and by 1% or more (rises are noise)",
+    );
+    // Back to one threshold: the other is emptied, visibly, not kept out of sight.
+    expect(setThresholdMode(both, "relative")).toMatchObject({
+      threshold: "relative",
+      absolute: "",
+      relativePercent: "1",
+    });
+    expect(formToRule(setThresholdMode(both, "absolute"))).toEqual({
+      ok: true,
+      rule: { kind: "numeric", absolute: 10, direction: "down" },
+    });
+    // In a combined mode typing either threshold keeps the mode.
+    expect(setThresholdValue(both, "relative", "3")).toMatchObject({ threshold: "both", absolute: "10" });
   });
 });

@@ -2,7 +2,7 @@ import type { ZodError } from "zod";
 import { findUnstorableText } from "@/contracts/common";
 import { authenticateApiToken } from "@/server/api-tokens";
 import { getDb } from "@/server/db";
-import { AppError, toHttpError } from "@/server/errors";
+import { AppError, invalidInputError, toHttpError } from "@/server/errors";
 import { logger } from "@/server/logger";
 import { readJsonBody } from "../read-json-body";
 import type { TRestContext, TRestRoute } from "./define-route";
@@ -65,19 +65,12 @@ async function assembleInput(route: TRestRoute, request: Request, params: Record
   return input;
 }
 
-/** A 400 whose message names what is missing, or the first problem; every issue is in details. */
+/** A 400 whose message names what is missing, or the first problem; every issue is in details and fieldErrors. */
 function invalidInput(error: ZodError, input: Record<string, unknown>): AppError {
-  const issues = error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
   const missing = error.issues
     .filter((i) => i.path.length === 1 && input[String(i.path[0])] === undefined)
     .map((i) => String(i.path[0]));
-  const first = issues[0];
-  const message = missing.length
-    ? `Missing field(s): ${missing.join(", ")}.`
-    : first
-      ? `${first.path && !first.message.includes(`"${first.path}"`) ? `${first.path}: ` : ""}${first.message}`
-      : "The request is invalid.";
-  return new AppError("BAD_REQUEST", message, { details: { issues } });
+  return invalidInputError(error.issues, missing.length ? { message: `Missing field(s): ${missing.join(", ")}.` } : {});
 }
 
 export async function handleRestRequest(request: Request, deps: TRestDeps = {}): Promise<Response> {

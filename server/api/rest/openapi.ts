@@ -76,7 +76,7 @@ export function buildOpenApiDocument() {
         version: "1",
         description:
           "Trackers, their timelines and refreshes. Authenticate with `Authorization: Bearer <token>` " +
-          "(Settings → API tokens). Errors are `{error: {code, message, details?}}`.",
+          "(Settings → API tokens). Errors are `{error: {code, message, details?, fieldErrors?}}`.",
       },
       servers: [{ url: "/api/v1" }],
       components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },

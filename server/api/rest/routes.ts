@@ -21,9 +21,9 @@ import {
 } from "@/contracts/trackers";
 import {
   createActiveTracker,
+  getRunsLog,
   getTrackerOverview,
   getTrackerTimeline,
-  listRefreshRuns,
   listTrackerSummaries,
   setTrackerSchedule,
   setTrackerStatus,
@@ -104,13 +104,11 @@ export const REST_ROUTES: TRestRoute[] = [
     method: "GET",
     path: "/trackers/{trackerId}/runs",
     operationId: "listRuns",
-    summary: "The refresh runs of a tracker, newest first",
+    summary: "The refresh runs of a tracker, newest first, and older unchanged checks summed per day",
     request: ZListRunsRequestSchema,
     response: ZListRunsResponseSchema,
     status: 200,
-    handler: async ({ db, userId }, input) => ({
-      runs: await listRefreshRuns(db, { userId, trackerId: input.trackerId, limit: input.limit }),
-    }),
+    handler: ({ db, userId }, input) => getRunsLog(db, { userId, trackerId: input.trackerId, limit: input.limit }),
   }),
   defineRoute({
     method: "GET",

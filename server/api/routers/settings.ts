@@ -1,5 +1,7 @@
+import { ZFeedSettingsInputSchema, ZPlaceSearchInputSchema, ZPlaceSearchResultSchema } from "@/contracts/settings";
 import { ZUsageThisMonthSchema } from "@/contracts/usage";
-import { getUserSettings, updateUserSettings, ZFeedSettingsInputSchema } from "@/server/settings/user-settings";
+import { searchPlaces } from "@/server/settings/search-places";
+import { getUserSettings, updateUserSettings } from "@/server/settings/user-settings";
 import { getUsageThisMonth } from "@/server/usage";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -10,6 +12,12 @@ export const settingsRouter = createTRPCRouter({
   updateFeed: protectedProcedure
     .input(ZFeedSettingsInputSchema)
     .mutation(({ ctx, input }) => updateUserSettings(ctx.db, ctx.user.id, input)),
+
+  /** Places named like the query (Open-Meteo geocoding), to fill the location; stores nothing. */
+  searchPlaces: protectedProcedure
+    .input(ZPlaceSearchInputSchema)
+    .output(ZPlaceSearchResultSchema)
+    .query(({ input }) => searchPlaces(input)),
 
   /** This month's refreshes, model calls and tokens per tracker, and the monthly token budget (DESIGN §9). */
   usage: protectedProcedure

@@ -1,6 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
-import { getSystemStatus } from "@/server/system/get-system-status";
+import { getSystemDetails, getSystemStatus } from "@/server/system/get-system-status";
 import { heartbeats } from "@/server/system/heartbeat";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -17,8 +17,11 @@ export const ZHeartbeatInputSchema = z
 export type THeartbeatInput = z.input<typeof ZHeartbeatInputSchema>;
 
 export const systemRouter = createTRPCRouter({
-  /** Configuration the UI shows: AI mode and models, database kind and location, version. */
+  /** What every page's shell shows: the AI mode, label and models, and the version. No paths. */
   status: protectedProcedure.query(() => getSystemStatus()),
+
+  /** The read-only System page: AI, database, runtime; where the data lives only for the owner. */
+  details: protectedProcedure.query(({ ctx }) => getSystemDetails({ role: ctx.user.role })),
 
   /** A numbered tick over SSE; proves subscriptions end to end and lets pages detect a live server. */
   heartbeat: protectedProcedure.input(ZHeartbeatInputSchema).subscription(async function* ({ input, signal }) {

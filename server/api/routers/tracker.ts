@@ -1,9 +1,13 @@
 import { z } from "zod";
 import {
+  ZDiscardDraftRequestSchema,
+  ZDiscardDraftResponseSchema,
   ZGetTrackerRequestSchema,
   ZListRunsRequestSchema,
   ZListTrackersRequestSchema,
   ZNumericSeriesRequestSchema,
+  ZPrunedRunDaySchema,
+  ZPrunedRunDaysRequestSchema,
   ZRefreshResultSchema,
   ZRefreshRunViewSchema,
   ZRefreshTrackerRequestSchema,
@@ -16,11 +20,15 @@ import {
   ZTrackerIdRequestSchema,
   ZTrackerOverviewSchema,
   ZTrackerSummarySchema,
+  ZTrackersListViewSchema,
 } from "@/contracts/trackers";
 import {
+  discardDraft,
   getNumericSeries,
   getTrackerOverview,
+  getTrackersList,
   getTrackerTimeline,
+  listPrunedRunDays,
   listRefreshRuns,
   listTrackerSummaries,
   setTrackerSchedule,
@@ -39,6 +47,11 @@ export const trackerRouter = createTRPCRouter({
     .query(({ ctx, input }) =>
       listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...(input?.status ? { status: input.status } : {}) }),
     ),
+
+  /** The trackers page: drafts apart, and each tracker with its current values and last material change. */
+  listView: protectedProcedure
+    .output(ZTrackersListViewSchema)
+    .query(({ ctx }) => getTrackersList(ctx.db, { userId: ctx.user.id })),
 
   get: protectedProcedure
     .input(ZGetTrackerRequestSchema)
@@ -59,6 +72,13 @@ export const trackerRouter = createTRPCRouter({
     .output(z.array(ZRefreshRunViewSchema))
     .query(({ ctx, input }) =>
       listRefreshRuns(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
+    ),
+
+  prunedRunDays: protectedProcedure
+    .input(ZPrunedRunDaysRequestSchema)
+    .output(z.array(ZPrunedRunDaySchema))
+    .query(({ ctx, input }) =>
+      listPrunedRunDays(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
     ),
 
   refresh: protectedProcedure
@@ -94,6 +114,12 @@ export const trackerRouter = createTRPCRouter({
     .mutation(({ ctx, input }) =>
       setTrackersStatus(ctx.db, { userId: ctx.user.id, trackerIds: input.trackerIds, status: input.status }),
     ),
+
+  /** Deletes the person's draft tracker and its setup conversation (a locked tracker is archived instead). */
+  discardDraft: protectedProcedure
+    .input(ZDiscardDraftRequestSchema)
+    .output(ZDiscardDraftResponseSchema)
+    .mutation(({ ctx, input }) => discardDraft(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   setSchedule: protectedProcedure.input(ZSetScheduleRequestSchema).mutation(({ ctx, input }) =>
     setTrackerSchedule(ctx.db, {

@@ -59,7 +59,7 @@ function loadingItem(now: Date): TFeedItem {
   };
 }
 
-function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null, now: Date): TFeedItem {
+export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null, now: Date): TFeedItem {
   const hoursAway = (start.getTime() - now.getTime()) / 3_600_000;
   // EventRow shows a time; an all-day event shows its day instead.
   const row = o.allDay

@@ -76,24 +76,26 @@ function evaluateNumeric(
   }
 
   const magnitude = Math.abs(delta);
-  const checks: string[] = [];
-  let material = false;
+  const checks: { hit: boolean; text: string }[] = [];
   if (rule.absolute !== undefined) {
     const hit = magnitude >= round(rule.absolute);
-    material ||= hit;
-    checks.push(`${formatSigned(delta)} ${hit ? "≥" : "<"} ${formatNumber(rule.absolute)}`);
+    checks.push({ hit, text: `${formatSigned(delta)} ${hit ? "≥" : "<"} ${formatNumber(rule.absolute)}` });
   }
   if (rule.relative !== undefined) {
     // From 0 any move is an infinite relative move.
     const ratio =
       from.amount === 0 ? (magnitude === 0 ? 0 : Number.POSITIVE_INFINITY) : round(magnitude / Math.abs(from.amount));
     const hit = ratio >= round(rule.relative);
-    material ||= hit;
     const shown = Number.isFinite(ratio) ? `${delta < 0 ? "−" : "+"}${formatPercent(ratio)}` : "from 0";
-    checks.push(`${shown} ${hit ? "≥" : "<"} ${formatPercent(rule.relative)}`);
+    checks.push({ hit, text: `${shown} ${hit ? "≥" : "<"} ${formatPercent(rule.relative)}` });
   }
-  const joined = material ? checks.filter((c) => c.includes("≥")).join(" and ") : checks.join(" and ");
-  return decide(material ? "material" : "noise", `${name}: ${joined} → ${material ? "material" : "noise"}`);
+  // "both" needs every threshold crossed; "either" (the default, also for rules locked before `combine`) one.
+  const both = rule.combine === "both" && checks.length > 1;
+  const material = both ? checks.every((c) => c.hit) : checks.some((c) => c.hit);
+  const shown = material && !both ? checks.filter((c) => c.hit) : checks;
+  const joined = shown.map((c) => c.text).join(" and ");
+  const note = both && !material ? " (both must be crossed)" : "";
+  return decide(material ? "material" : "noise", `${name}: ${joined}${note} → ${material ? "material" : "noise"}`);
 }
 
 function amountOf(value: TRecordValue): { amount: number; currency: string } | null {

@@ -8,11 +8,12 @@ import {
   executeCapability,
   hashStructuredDocument,
   type TCapabilityConfig,
+  type TUsageInfo,
 } from "../../capabilities";
 import type { TDb } from "../../db";
-import { AppError, isAppError } from "../../errors";
+import { isAppError } from "../../errors";
 import { publish } from "../../events";
-import type { Prisma, RefreshRun } from "../../generated/prisma/client";
+import type { Prisma } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
 import {
@@ -20,7 +21,7 @@ import {
   ensureEntity,
   findOrCarryEntity,
   getCurrentState,
-  stampChecked,
+  stampCheckedSql,
   writeCurrentState,
 } from "../../timeline";
 import { assertModelBudget } from "../../usage";
@@ -36,12 +37,26 @@ import {
   type TJudgeVerdict,
 } from "../judge";
 import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
-import { acquireLease, getLockedDefinition, recordRefreshFailure, recordRefreshSuccess } from "../tracker-store";
+import {
+  leaseAndLoad,
+  parseLockedDefinition,
+  refreshFailureSql,
+  refreshSuccessSql,
+  renewLease,
+  type TExistingRun,
+  type TLoadedTracker,
+} from "../tracker-store";
 import { describeDeltas } from "./describe-outcome";
-import { markInterruptedRuns } from "./lease";
 import { readCapture } from "./read-capture";
+import {
+  createBufferedLedger,
+  findRunByKey,
+  recordSkippedRun,
+  runIdFor,
+  type TRunRecord,
+  writeRunFinal,
+} from "./run-record";
 import { createStepRecorder, type TOnStep, type TRunStep } from "./run-steps";
-import { createDbLedger } from "./usage-ledger";
 
 export const ZRefreshTriggerSchema = z.enum(["manual", "cron", "worker", "agent", "api", "setup"]);
 export type TRefreshTrigger = z.infer<typeof ZRefreshTriggerSchema>;
@@ -68,7 +83,12 @@ export type TRefreshOptions = {
   models?: { filler: LanguageModel | null; judge: LanguageModel | null };
   capabilityConfig?: TCapabilityConfig;
   retrieveContext?: TContextRetriever;
+  /** How long a lease lasts without renewal; a live run renews it every third of this. */
   leaseMs?: number;
+  /** Test seam: false simulates a process that stopped renewing its lease (hung or killed). */
+  renewLease?: boolean;
+  /** A tracker the claim already leased and loaded (the cron / worker path): no read of its own. */
+  claimed?: TLoadedTracker;
   now?: () => Date;
   maxModelRetries?: number;
   log?: TLogger;
@@ -78,7 +98,11 @@ export type TRefreshOptions = {
   onStep?: TOnStep;
 };
 
-const DEFAULT_LEASE_MS = 5 * 60_000;
+/**
+ * Short, renewed leases: a live run extends its lease every third of it, so the lease of a process that
+ * died (kill -9, lost machine) is free again within this time instead of minutes (DESIGN §7).
+ */
+export const DEFAULT_LEASE_MS = 8_000;
 
 /** Per field, how it was decided (stored on the change row and shown in the timeline). */
 type TDecision = {
@@ -101,7 +125,9 @@ class RefreshFailure extends Error {
 /**
  * The hot loop, one function for every trigger: crawl → hash pre-check → fill → diff → judge → append.
  * Never throws for expected failures (bad page, model trouble, in-flight refresh): the result says what
- * happened, the run row records it, and state is only ever written by the final transaction.
+ * happened, the run row records it, and state is only ever written by the final write.
+ * An unchanged page costs ONE read (lease + everything the run needs) and ONE write (run record, usage
+ * ledger, state stamp, next run — fenced on the lease); on the cron path the claim is the read.
  * Counted as in-flight work, so a graceful shutdown lets it finish even when no request waits for it.
  */
 export function refreshTracker(db: TDb, trackerId: string, options: TRefreshOptions): Promise<TRefreshResult> {
@@ -112,46 +138,37 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
   const now = options.now ?? (() => new Date());
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const log = (options.log ?? rootLogger).child({ trackerId, trigger: options.trigger });
-
-  const tracker = await db.tracker.findUnique({ where: { id: trackerId } });
-  if (!tracker) throw new AppError("NOT_FOUND", "That tracker does not exist.");
-  if (tracker.status === "archived") throw new AppError("PRECONDITION_FAILED", "This tracker is archived.");
-  if (tracker.lockedVersion === null) {
-    throw new AppError("PRECONDITION_FAILED", "Lock a definition for this tracker before refreshing it.");
-  }
-
-  // 1. The run record (or the earlier one with the same key).
-  const claimed = await claimRun(db, trackerId, options);
-  if ("result" in claimed) return claimed.result;
-  const run = claimed.run;
-
-  // 2. The lease: one refresh in flight per tracker.
+  const key = options.idempotencyKey ?? null;
   const steps = createStepRecorder(undefined, options.onStep);
-  steps.start("lease");
-  const leaseStarted = performance.now();
-  // The lease token is per attempt, so a slow attempt that lost its lease to a takeover of the same
-  // run cannot pass the final fencing check.
-  const leaseToken = `${run.id}:${randomUUID()}`;
-  const lease = await acquireLease(db, trackerId, leaseToken, now(), leaseMs);
-  if (!lease.acquired) {
-    if (run.idempotencyKey) {
-      // Our key's run exists but someone else holds the lease: leave the run pending for redelivery.
-      return { ...toResult(run, false), status: "skipped", outcome: "in_flight", summary: "skipped: in flight" };
-    }
-    const skipped = await db.refreshRun.update({
-      where: { id: run.id },
-      data: { status: "skipped", outcome: "in_flight", summary: "skipped: in flight", finishedAt: now() },
-    });
-    return toResult(skipped, false);
-  }
-  steps.record({ step: "lease", status: "ok", ms: Math.round(performance.now() - leaseStarted) });
-  if (lease.tookOver) await markInterruptedRuns(db, trackerId, run.id, now());
-  const started = await db.refreshRun.update({
-    where: { id: run.id },
-    data: { status: "running", startedAt: now(), attempt: { increment: 1 } },
-  });
+  const startedAt = now();
 
-  const fence = { trackerId, leaseToken, leaseMs };
+  // 1. The lease and everything the run needs, in one statement (or from the claim). Its progress events are
+  // sent once it is known to be a run (a replay or an in-flight answer reports no steps).
+  const leaseStarted = performance.now();
+  const taken = options.claimed
+    ? await resumeClaim(db, options.claimed, { now: startedAt, leaseMs })
+    : await leaseAndLoad(db, {
+        trackerId,
+        // The lease token is "runId:random" per attempt, so a slow attempt that lost its lease to a
+        // takeover of the same run cannot pass the final fencing check.
+        leaseToken: `${runIdFor(trackerId, key)}:${randomUUID()}`,
+        now: startedAt,
+        leaseMs,
+        idempotencyKey: key,
+      });
+  if (taken.kind === "replay") return existingResult(taken.run, true);
+  if (taken.kind === "busy") return answerBusy(db, trackerId, taken.holder, { options, key, startedAt, now });
+  const tracker = taken.tracker;
+  const run = { id: tracker.leaseToken.split(":")[0] ?? randomUUID(), trackerId, trigger: options.trigger, key };
+  steps.start("lease");
+  steps.record({ step: "lease", status: "ok", ms: Math.round(performance.now() - leaseStarted) });
+
+  const fence = { trackerId, leaseToken: tracker.leaseToken };
+  const heartbeat =
+    options.renewLease === false
+      ? null
+      : startHeartbeat(db, { ...fence, leasedAt: tracker.leasedAt, leaseMs, now, log });
+  const ledger = createBufferedLedger();
   // What the model steps cost, including the calls of a step that then failed.
   const cost = { modelCalls: 0, usage: ZERO_USAGE as TModelUsage };
   const metered = async <T extends { modelCalls: number; usage: TModelUsage }>(work: Promise<T>): Promise<T> => {
@@ -168,38 +185,49 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       throw error;
     }
   };
+  const version = tracker.lockedVersion as number;
   let definitionVersion: number | null = null;
+  const record = (ending: { status: TRunRecord["status"]; outcome: string | null; summary: string }): TRunRecord => ({
+    id: run.id,
+    trackerId,
+    trigger: options.trigger,
+    idempotencyKey: key,
+    ...ending,
+    definitionVersion,
+    steps: steps.steps,
+    modelCalls: cost.modelCalls,
+    usage: cost.usage,
+    error: null,
+    startedAt,
+    finishedAt: now(),
+  });
   // Everything a successful ending shares; each ending adds its outcome, summary and writes.
-  const finish = (ending: Pick<TFinishInput, "outcome" | "summary" | "write">) =>
+  const finish = (ending: Pick<TFinishInput, "outcome" | "summary" | "stamp" | "write">) =>
     finishRun(db, {
       ...ending,
-      run: started,
       fence,
       scheduleMinutes: tracker.scheduleMinutes,
-      now: now(),
-      steps: steps.steps,
-      progress: steps,
-      modelCalls: cost.modelCalls,
-      usage: cost.usage,
-      definitionVersion,
+      steps,
+      ledger: ledger.entries,
+      record: (outcome, summary) => record({ status: "completed", outcome, summary }),
     });
   try {
-    const locked = await getLockedDefinition(db, trackerId);
-    if (!locked) throw new RefreshFailure("NOT_LOCKED", "This tracker has no locked definition.", false);
-    definitionVersion = locked.version;
-    const def = locked.definition;
+    if (tracker.definition === null)
+      throw new RefreshFailure("NOT_LOCKED", "This tracker has no locked definition.", false);
+    const def = parseLockedDefinition(trackerId, version, tracker.definition);
+    definitionVersion = version;
     const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
     // Before each model step (not before code-only ones): the owner's monthly token budget. Spent → this run fails
     // with BUDGET_EXCEEDED before any call, and the state stays as it was (DESIGN §9).
     const checkBudget = () => assertModelBudget(db, { userId: tracker.userId, now: now() });
 
-    // 3. Crawl.
+    // 2. Crawl.
     const capture = await steps.time(
       "crawl",
       async () => {
         const envelope = await executeCapability(tracker.capability, tracker.capabilityInput, {
           config: options.capabilityConfig ?? capabilityConfigFromEnv(),
-          ledger: createDbLedger(db, run.id),
+          ledger,
           callKey: `crawl:${tracker.capability}`,
           // CSS extractors are answered from the crawl's own parse of the page (one parse, off the event loop).
           cssQueries: cssQueriesOf(def),
@@ -217,26 +245,36 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       (c) => c.entityKey,
     );
 
-    // 4. Pre-check: same document under the same definition version → nothing to do, no model call.
-    const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${locked.version}`);
+    // 3. Pre-check: same document under the same definition version → nothing to do, no model call, and
+    // (with the entity in the bundle) no statement before the final write.
+    const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${version}`);
+    const format = documentFormatOfHash(contentHash);
+    const known = tracker.stale ? undefined : tracker.entities.find((e) => e.entityKey === capture.entityKey.trim());
+    if (known?.contentHash === contentHash) {
+      steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
+      return await finish({
+        outcome: "unchanged",
+        summary: "no change",
+        stamp: { entityId: known.id, contentHash, checkedAt: now() },
+      });
+    }
     // New document formats may derive entity keys differently (sessions stripped): an entity stored under
     // an older format keeps its timeline under the new key (one-time; see find-or-carry-entity.ts).
-    const format = documentFormatOfHash(contentHash);
     const entity =
+      known ??
       (await findOrCarryEntity(db, {
         trackerId,
         entityKey: capture.entityKey,
         isOlderFormat: (stored) => documentFormatOfHash(stored) < format,
-      })) ?? (await ensureEntity(db, { trackerId, entityKey: capture.entityKey }));
+      })) ??
+      (await ensureEntity(db, { trackerId, entityKey: capture.entityKey }));
     const state = await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
       return await finish({
         outcome: "unchanged",
         summary: "no change",
-        write: async (tx) => {
-          await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
-        },
+        stamp: { entityId: entity.id, contentHash, checkedAt: now() },
       });
     }
     // A hash made under an older document format (e.g. before offers were read) differs even when the
@@ -249,7 +287,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       detail: reformatted ? "new document format" : state ? "changed" : "first run",
     });
 
-    // 5. Fill.
+    // 4. Fill.
     const filled = await metered(
       steps.time(
         "fill",
@@ -268,7 +306,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     );
     await options.afterFill?.();
 
-    // 6. Diff (code) against the accepted record.
+    // 5. Diff (code) against the accepted record.
     const previous = (state?.fields as TRecord | undefined) ?? null;
     const deltas = await steps.time(
       "diff",
@@ -283,9 +321,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       return await finish({
         outcome: "unchanged",
         summary: "no change (re-hashed under a new page format)",
-        write: async (tx) => {
-          await stampChecked(tx, { entityId: entity.id, contentHash, checkedAt: now() });
-        },
+        stamp: { entityId: entity.id, contentHash, checkedAt: now() },
       });
     }
 
@@ -304,20 +340,20 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             delta: deltas,
             materiality: "baseline",
             decisions: {},
-            definitionVersion: locked.version,
+            definitionVersion: version,
           });
           await writeCurrentState(tx, {
             entityId: entity.id,
             fields: filled.record,
             contentHash,
-            definitionVersion: locked.version,
+            definitionVersion: version,
             checkedAt: capturedAt,
           });
         },
       });
     }
 
-    // 7. Judge: rules first (free, reproducible), then one model call for whatever they cannot decide.
+    // 6. Judge: rules first (free, reproducible), then one model call for whatever they cannot decide.
     const decisions = await metered(
       steps.time(
         "judge",
@@ -327,7 +363,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     );
     const overall = summariseVerdicts(decisions.byField);
 
-    // 8. Append.
+    // 7. Append.
     const kept = pickDeltas(deltas, decisions.byField, (v) => v !== "noise");
     const nextFields = acceptFields(def, previous, filled.record, deltas, decisions.byField);
     const outcome: TRefreshOutcome = overall === "none" ? "noise" : overall;
@@ -351,14 +387,15 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             delta: kept,
             materiality: overall,
             decisions: decisions.byField,
-            definitionVersion: locked.version,
+            definitionVersion: version,
           });
         }
         await writeCurrentState(tx, {
           entityId: entity.id,
           fields: nextFields,
+          observed: filled.record,
           contentHash,
-          definitionVersion: locked.version,
+          definitionVersion: version,
           checkedAt: capturedAt,
         });
       },
@@ -370,73 +407,129 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     }
     return finished;
   } catch (error) {
-    return await failRun(db, {
-      run: started,
-      fence,
-      failures: tracker.consecutiveFailures,
-      scheduleMinutes: tracker.scheduleMinutes,
-      now: now(),
-      steps: steps.steps,
-      modelCalls: cost.modelCalls,
-      usage: cost.usage,
-      definitionVersion,
-      error,
-      log,
+    const failure = describeFailure(error);
+    if (failure.code === "INTERNAL") log.error("refresh failed unexpectedly", { error });
+    else log.warn("refresh failed", { code: failure.code, message: failure.message });
+    const failed = {
+      ...record({ status: "failed", outcome: null, summary: `failed: ${failure.message}` }),
+      error: failure,
+    };
+    // State untouched; the run says what went wrong; only the lease holder updates the tracker's failure
+    // bookkeeping (backoff + jitter) and releases the lease. One statement.
+    await writeRunFinal(db, {
+      fence: refreshFailureSql({
+        ...fence,
+        scheduleMinutes: tracker.scheduleMinutes,
+        now: failed.finishedAt,
+        previousFailures: tracker.consecutiveFailures,
+        message: failure.message,
+      }),
+      run: failed,
+      ledger: ledger.entries,
+      fenced: false,
     });
-  }
-}
-
-/** Creates the run, or answers from the earlier run with the same idempotency key. */
-async function claimRun(
-  db: TDb,
-  trackerId: string,
-  options: TRefreshOptions,
-): Promise<{ run: RefreshRun } | { result: TRefreshResult }> {
-  const key = options.idempotencyKey;
-  if (key) {
-    const existing = await db.refreshRun.findUnique({
-      where: { trackerId_idempotencyKey: { trackerId, idempotencyKey: key } },
-    });
-    if (existing) return answerExisting(existing);
-  }
-  try {
-    const run = await db.refreshRun.create({
-      data: { id: randomUUID(), trackerId, trigger: options.trigger, idempotencyKey: key ?? null, status: "pending" },
-    });
-    return { run };
-  } catch (error) {
-    // Lost the race to create the run for this key: answer from the winner's row.
-    if (key && (error as { code?: string }).code === "P2002") {
-      const existing = await db.refreshRun.findUnique({
-        where: { trackerId_idempotencyKey: { trackerId, idempotencyKey: key } },
-      });
-      if (existing) return answerExisting(existing);
-    }
-    throw error;
+    return recordResult(failed, false);
+  } finally {
+    heartbeat?.stop();
   }
 }
 
 /**
- * A finished run answers for itself. An unfinished one is either still in flight (its lease is live)
- * or was interrupted (lease expired or never taken) — then the redelivery resumes the same run, so its
- * usage-ledger entries (keyed by run and call) are not recorded twice.
+ * A claimed tracker waits in its claimer's queue until a lane is free: if that took a good part of the
+ * lease, renew it first — lost (expired and taken over meanwhile) → this claim is answered "in flight".
  */
-function answerExisting(existing: RefreshRun): { run: RefreshRun } | { result: TRefreshResult } {
-  if (existing.status === "completed" || existing.status === "failed" || existing.status === "skipped") {
-    return { result: toResult(existing, true) };
-  }
-  return { run: existing };
+async function resumeClaim(
+  db: TDb,
+  claimed: TLoadedTracker,
+  input: { now: Date; leaseMs: number },
+): Promise<{ kind: "leased"; tracker: TLoadedTracker } | { kind: "busy"; holder: string | null }> {
+  if (input.now.getTime() - claimed.leasedAt.getTime() < input.leaseMs / 3) return { kind: "leased", tracker: claimed };
+  const held = await renewLease(db, { trackerId: claimed.id, leaseToken: claimed.leaseToken, ...input });
+  return held ? { kind: "leased", tracker: { ...claimed, leasedAt: input.now } } : { kind: "busy", holder: null };
 }
 
-function toResult(run: RefreshRun, replayed: boolean): TRefreshResult {
-  const error = run.error as TRefreshResult["error"];
+/**
+ * Another refresh holds the lease. The same idempotency key in flight (its run id is the holder token's
+ * first part) → "running" with that run's id; the run records itself when it ends. Otherwise this call is
+ * recorded as skipped with its answer, so the runs log has no run that never ends and a replay of its key
+ * answers the same without a fetch.
+ */
+async function answerBusy(
+  db: TDb,
+  trackerId: string,
+  holder: string | null,
+  input: { options: TRefreshOptions; key: string | null; startedAt: Date; now: () => Date },
+): Promise<TRefreshResult> {
+  const runId = runIdFor(trackerId, input.key);
+  if (input.key && holder?.startsWith(`${runId}:`)) {
+    return { runId, status: "running", outcome: null, summary: "running", modelCalls: 0, error: null, replayed: true };
+  }
+  const skipped: TRunRecord = {
+    id: runId,
+    trackerId,
+    trigger: input.options.trigger,
+    idempotencyKey: input.key,
+    status: "skipped",
+    outcome: "in_flight",
+    summary: "skipped: in flight",
+    definitionVersion: null,
+    steps: [],
+    modelCalls: 0,
+    usage: ZERO_USAGE,
+    error: null,
+    startedAt: input.startedAt,
+    finishedAt: input.now(),
+  };
+  if (await recordSkippedRun(db, skipped)) return recordResult(skipped, false);
+  // Lost a race to another delivery of the same key: answer from its run.
+  const existing = input.key ? await findRunByKey(db, trackerId, input.key) : null;
+  return existing ? existingResult(existing, true) : recordResult(skipped, false);
+}
+
+/** Renews the lease every third of its length while the run is alive (a timer that does not keep the process up). */
+function startHeartbeat(
+  db: TDb,
+  input: { trackerId: string; leaseToken: string; leasedAt: Date; leaseMs: number; now: () => Date; log: TLogger },
+): { stop: () => void } {
+  const timer = setInterval(
+    () => {
+      renewLease(db, {
+        trackerId: input.trackerId,
+        leaseToken: input.leaseToken,
+        now: input.now(),
+        leaseMs: input.leaseMs,
+      })
+        .then((held) => {
+          if (!held) input.log.warn("refresh lost its lease; its final write will be fenced off");
+        })
+        .catch((error: unknown) => input.log.warn("lease renewal failed", { error }));
+    },
+    Math.max(1, Math.floor(input.leaseMs / 3)),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+function existingResult(run: TExistingRun, replayed: boolean): TRefreshResult {
   return {
     runId: run.id,
     status: run.status === "pending" ? "running" : run.status,
     outcome: (run.outcome as TRefreshOutcome | null) ?? null,
     summary: run.summary ?? run.status,
     modelCalls: run.modelCalls,
-    error: error ?? null,
+    error: run.error,
+    replayed,
+  };
+}
+
+function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
+  return {
+    runId: run.id,
+    status: run.status,
+    outcome: (run.outcome as TRefreshOutcome | null) ?? null,
+    summary: run.summary,
+    modelCalls: run.modelCalls,
+    error: run.error,
     replayed,
   };
 }
@@ -515,99 +608,69 @@ function acceptFields(
 }
 
 type TFinishInput = {
-  run: RefreshRun;
-  fence: { trackerId: string; leaseToken: string; leaseMs: number };
+  fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
-  now: Date;
   outcome: TRefreshOutcome;
   summary: string;
-  steps: TRunStep[];
-  modelCalls: number;
-  usage: TModelUsage;
-  definitionVersion: number | null;
-  write: (tx: Prisma.TransactionClient) => Promise<void>;
-  /** Live progress for the append step (which the transaction itself records). */
-  progress?: Pick<ReturnType<typeof createStepRecorder>, "start" | "announce">;
+  steps: ReturnType<typeof createStepRecorder>;
+  ledger: { callKey: string; info: TUsageInfo }[];
+  record: (outcome: TRefreshOutcome, summary: string) => TRunRecord;
+  /** The unchanged path: only the entity's hash and check time move. */
+  stamp?: { entityId: string; contentHash: string; checkedAt: Date };
+  /** The changed path: the change row and the new state, in one transaction with the run. */
+  write?: (tx: Prisma.TransactionClient) => Promise<void>;
 };
 
-/** The one write of a successful run: state, change row, run record and tracker bookkeeping together. */
+/**
+ * The one write of a successful run: run record, usage ledger and tracker bookkeeping (fenced on the lease,
+ * which also writes the next run) — plus, unchanged, the state stamp in the SAME statement; changed, the
+ * change row and state in the same transaction. Lost the lease → nothing written, LEASE_LOST.
+ */
 async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> {
-  input.progress?.start("append");
+  input.steps.start("append");
   const appendStarted = performance.now();
-  const appended: { step?: TRunStep } = {};
-  const finished = await db.$transaction(async (tx) => {
-    // Fencing first: the bookkeeping update only matches while we still hold the lease (and locks the
-    // tracker row for the rest of the transaction). Lost it → roll back, nothing written. The same
-    // statement writes the next run (schedule + jitter), once.
-    const held = await recordRefreshSuccess(tx, {
-      trackerId: input.fence.trackerId,
-      leaseToken: input.fence.leaseToken,
-      scheduleMinutes: input.scheduleMinutes,
-      now: input.now,
+  // The write's own duration cannot be inside its own record: "append" measures up to sending it.
+  const appended = (): TRunStep => ({
+    step: "append",
+    status: "ok",
+    ms: Math.round(performance.now() - appendStarted),
+  });
+  const final = (run: TRunRecord) => ({
+    fence: refreshSuccessSql({ ...input.fence, scheduleMinutes: input.scheduleMinutes, now: run.finishedAt }),
+    run,
+    ledger: input.ledger,
+    fenced: true,
+  });
+  let run: TRunRecord;
+  if (input.stamp) {
+    const step = appended();
+    input.steps.steps.push(step);
+    run = input.record(input.outcome, input.summary);
+    const { held } = await writeRunFinal(db, {
+      ...final(run),
+      extra: [stampCheckedSql({ ...input.stamp, guard: "fence" })],
     });
-    if (!held) {
+    if (!held)
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
-    }
-    await input.write(tx);
-    appended.step = { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) };
-    return tx.refreshRun.update({
-      where: { id: input.run.id },
-      data: {
-        status: "completed",
-        outcome: input.outcome,
-        summary: input.summary,
-        definitionVersion: input.definitionVersion,
-        steps: [...input.steps, appended.step] as Prisma.InputJsonValue,
-        modelCalls: input.modelCalls,
-        inputTokens: input.usage.inputTokens,
-        outputTokens: input.usage.outputTokens,
-        finishedAt: input.now,
-        error: undefined,
-      },
-    });
+    input.steps.announce(step);
+    return recordResult(run, false);
+  }
+  const write = input.write;
+  const step = await db.$transaction(async (tx) => {
+    const entry = appended();
+    input.steps.steps.push(entry);
+    run = input.record(input.outcome, input.summary);
+    // Fencing first: the bookkeeping only matches while we still hold the lease (and locks the tracker row
+    // for the rest of the transaction). Lost it → roll back, nothing written.
+    const { held } = await writeRunFinal(tx, final(run));
+    if (!held)
+      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+    await write?.(tx);
+    return entry;
   });
-  if (appended.step) input.progress?.announce(appended.step);
-  return toResult(finished, false);
-}
-
-type TFailInput = Omit<TFinishInput, "outcome" | "summary" | "write" | "progress"> & {
-  failures: number;
-  error: unknown;
-  log: TLogger;
-};
-
-/** State untouched; the run says what went wrong; the tracker backs off and counts the failure. */
-async function failRun(db: TDb, input: TFailInput): Promise<TRefreshResult> {
-  const { code, message, retryable } = describeFailure(input.error);
-  if (code === "INTERNAL") input.log.error("refresh failed unexpectedly", { error: input.error });
-  else input.log.warn("refresh failed", { code, message });
-  const failed = await db.$transaction(async (tx) => {
-    // Only the lease holder updates the tracker's failure bookkeeping (backoff + jitter) and releases the lease.
-    await recordRefreshFailure(tx, {
-      trackerId: input.fence.trackerId,
-      leaseToken: input.fence.leaseToken,
-      scheduleMinutes: input.scheduleMinutes,
-      now: input.now,
-      previousFailures: input.failures,
-      message,
-    });
-    return tx.refreshRun.update({
-      where: { id: input.run.id },
-      data: {
-        status: "failed",
-        outcome: null,
-        summary: `failed: ${message}`,
-        definitionVersion: input.definitionVersion,
-        steps: input.steps as Prisma.InputJsonValue,
-        modelCalls: input.modelCalls,
-        inputTokens: input.usage.inputTokens,
-        outputTokens: input.usage.outputTokens,
-        error: { code, message, retryable },
-        finishedAt: input.now,
-      },
-    });
-  });
-  return toResult(failed, false);
+  input.steps.announce(step);
+  // biome-ignore lint/style/noNonNullAssertion: assigned inside the committed transaction
+  return recordResult(run!, false);
 }
 
 function describeFailure(error: unknown): { code: string; message: string; retryable: boolean } {

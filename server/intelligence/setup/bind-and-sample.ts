@@ -6,9 +6,10 @@ import {
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
-import { createTracker, DECISION_MAX_CHARS } from "../tracker-store";
+import { createTracker } from "../tracker-store";
 import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
+import { trackerTitle } from "./tracker-title";
 
 /**
  * What the session keeps of a sample: the results without raw HTML (big, volatile), and for web pages
@@ -34,7 +35,10 @@ export async function bindAndSample(
   input: {
     userId: string;
     sessionId: string;
+    /** The person's first message (what the decision was written in). */
     decision: string;
+    /** The agent's title for the decision, if it gave one (rules mode: none). */
+    title?: string | undefined;
     capability: string;
     capabilityInput: unknown;
     label: string;
@@ -70,14 +74,28 @@ export async function bindAndSample(
     );
   }
 
-  const decision = input.decision.trim().slice(0, DECISION_MAX_CHARS);
+  // The title is the decision, cleaned — never the raw message with its address (tracker-title.ts).
+  const title = trackerTitle({
+    proposed: input.title,
+    message: input.decision,
+    sampleName: sampleName(results),
+    capabilityInput: parsedInput,
+  });
   const tracker = await createTracker(db, {
     userId: input.userId,
-    decision: decision.length >= 3 ? decision : `Watch ${input.label}`.slice(0, DECISION_MAX_CHARS),
+    decision: title,
     capability: input.capability,
     capabilityInput: parsedInput,
   });
   await linkSetupTracker(db, { userId: input.userId, sessionId: input.sessionId, trackerId: tracker.id });
   await saveSetupSample(db, { userId: input.userId, sessionId: input.sessionId, sample });
   return { ok: true, trackerId: tracker.id, sample };
+}
+
+/** What the sample says the target is: the page's title or the place's name. */
+function sampleName(results: Record<string, unknown>): string | null {
+  const document = results.document as { title?: unknown } | undefined;
+  if (typeof document?.title === "string" && document.title.trim()) return document.title;
+  const place = results.place as { name?: unknown } | undefined;
+  return typeof place?.name === "string" ? place.name : null;
 }

@@ -6,6 +6,7 @@ export const DRAFTER_SYSTEM_PROMPT = [
   "Your job: turn that into a typed tracker definition grounded in one real sample, then help them review and lock it.",
   "Workflow:",
   "1. If no target is bound yet: find the page URL or Google Maps place id in the message and call bindCapability, then fetchSample.",
+  "   Give bindCapability a title: the decision as one short question or sentence in the person's words, without the address.",
   "   If the message has no usable URL or place id, do NOT call tools: ask one short question for the address or place id.",
   "2. After the sample: call proposeDefinition with a complete definition — a few fields that matter to the decision",
   "   (snake_case names, types, units, currency for money, plain descriptions; deterministic extractors such as JSON pointers",

@@ -1,21 +1,38 @@
 import { messageText } from "@/contracts/setup-ui-message";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
+import type { TTrackerDefinition } from "../definition";
+import { applyChatEdits } from "./apply-chat-edits";
 import { bindAndSample } from "./bind-and-sample";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
+import { parseChatEdits } from "./parse-chat-edit";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
+import { setSetupSchedule } from "./setup-schedule";
 
 const APPROVAL = /^\s*(looks good|lgtm|lock( it)?|ship it|that'?s (it|good|fine)|perfect|approved?|yes,? lock)\b/i;
 
 export const NO_TARGET_QUESTION =
   "Which page or place should I watch for this? Paste its web address (https://…) or a Google Maps place id (it looks like ChIJN1t_tDeuEmsRUsoyG83frY4).";
 
+/** What rules mode understands after the draft, with the card's own field names where it has them. */
+export function rulesModeHelp(definition?: TTrackerDefinition | null): string {
+  const names = definition?.fields.map((f) => f.name) ?? [];
+  const last = names.length > 1 ? (names.at(-1) ?? "title") : "title";
+  return [
+    "AI is off, so I understand simple edits to the card only, such as",
+    `“only if it drops more than 10 %”, “only when the price rises by $5”, “remove ${last}”, “ignore ${last}”,`,
+    "“any change to availability matters”, “check every hour” or “daily” — and “looks good” to lock.",
+    "For anything else, edit the fields on the card, then press Lock.",
+  ].join(" ");
+}
+
 /**
  * One setup turn in rules mode (no drafter model): bind the address in the message, read one sample,
- * draft from its structure, lock on approval — all deterministic (DESIGN §3 "Setup", rules mode).
+ * draft from its structure, apply simple chat edits (parse-chat-edit.ts), lock on approval — all
+ * deterministic (DESIGN §3 "Setup", rules mode).
  */
 export async function runRulesTurn(
   db: TDb,
@@ -58,7 +75,7 @@ export async function runRulesTurn(
       [
         `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure.`,
         ...notes,
-        "AI is off, so I cannot revise the draft from chat: edit or remove fields on the card, then press Lock (or write “looks good”).",
+        "AI is off, so from chat I understand simple edits only (“only if it drops more than 10 %”, “remove title”, “check every hour”); change anything else on the card, then press Lock (or write “looks good”).",
       ].join(" "),
     );
   }
@@ -68,8 +85,16 @@ export async function runRulesTurn(
     reply.locked(locked.trackerId, locked.version);
     return reply.say(`Locked version ${locked.version}. The tracker is active.`);
   }
-  return reply.say(
-    "AI is off, so I cannot change the draft from a chat message. Edit the fields directly on the card, then press Lock — or write “looks good” to lock it as it is.",
-    "info",
-  );
+  if (!state.draft) return reply.say(`There is no valid draft to edit yet. ${rulesModeHelp()}`, "info");
+  const edits = parseChatEdits(text);
+  if (!edits) return reply.say(rulesModeHelp(state.draft.definition), "info");
+  const applied = applyChatEdits(state.draft.definition, edits);
+  if (!applied.ok) return reply.say(`${applied.message} ${rulesModeHelp(state.draft.definition)}`, "info");
+  // The definition first (validated; a refusal leaves the schedule as it was), then the schedule.
+  const saved = await saveSetupDraft(db, { userId, sessionId, definition: applied.definition });
+  if (applied.scheduleMinutes !== null) {
+    await setSetupSchedule(db, { userId, sessionId, scheduleMinutes: applied.scheduleMinutes });
+  }
+  reply.draftSaved({ ...saved, scheduleMinutes: applied.scheduleMinutes ?? saved.scheduleMinutes });
+  return reply.say([...applied.said, "Press Lock when the card looks right."].join(" "));
 }

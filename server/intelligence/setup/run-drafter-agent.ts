@@ -43,7 +43,8 @@ export async function runDrafterAgent(
   const sample = state.sample as TSetupSample | null;
   // The sample drafts are checked against: the stored one, or the one fetched in this turn.
   let current: TSetupSample | null = sample;
-  let pending: { capability: string; capabilityInput: unknown; label: string } | null = null;
+  let pending: { capability: string; capabilityInput: unknown; label: string; title?: string | undefined } | null =
+    null;
   let bound: { label: string } | null = state.tracker && sample ? { label: sample.label } : null;
   let invalidDrafts = 0;
   let gaveUp: string[] | null = null;
@@ -91,10 +92,16 @@ export async function runDrafterAgent(
             capability: "maps.place",
             capabilityInput: { placeId: args.placeId },
             label: `Google Maps place ${args.placeId}`,
+            title: args.title,
           };
         } else {
           if (!args.url) return { ok: false, message: "web.scrape needs a url" };
-          pending = { capability: "web.scrape", capabilityInput: { url: args.url }, label: args.url };
+          pending = {
+            capability: "web.scrape",
+            capabilityInput: { url: args.url },
+            label: args.url,
+            title: args.title,
+          };
         }
         return { ok: true, bound: pending.label, next: "call fetchSample" };
       },
@@ -110,6 +117,7 @@ export async function runDrafterAgent(
           userId,
           sessionId,
           decision,
+          title: pending.title,
           capability: pending.capability,
           capabilityInput: pending.capabilityInput,
           label: pending.label,

@@ -1,9 +1,17 @@
 import type { TDraftView } from "@/contracts/setup-ui-message";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
-import { lockDefinition, saveDraftDefinition } from "../tracker-store";
+import { getTracker, lockDefinition, saveDraftDefinition } from "../tracker-store";
 import { toDraftView } from "./draft-view";
-import { getSetupSession, setSetupStatus } from "./session";
+import { getSetupSession, setSetupStatus, touchSetupSession } from "./session";
+
+export type TSavedSetupDraft = {
+  version: number;
+  definition: Record<string, unknown>;
+  view: TDraftView;
+  /** The bound tracker's schedule, shown on the card beside the definition. */
+  scheduleMinutes: number;
+};
 
 /**
  * A draft saved from the chat or the card: validated and stored as the tracker's draft (never locked
@@ -12,7 +20,7 @@ import { getSetupSession, setSetupStatus } from "./session";
 export async function saveSetupDraft(
   db: TDb,
   input: { userId: string; sessionId: string; definition: unknown },
-): Promise<{ version: number; definition: Record<string, unknown>; view: TDraftView }> {
+): Promise<TSavedSetupDraft> {
   const session = await getSetupSession(db, input);
   if (!session.trackerId) throw new AppError("PRECONDITION_FAILED", "Bind a page or place before editing the draft.");
   const row = await saveDraftDefinition(db, {
@@ -20,8 +28,11 @@ export async function saveSetupDraft(
     trackerId: session.trackerId,
     definition: input.definition,
   });
+  // A card edit touches the conversation like a message does, so the draft is not "untouched" (stale-draft discard).
+  await touchSetupSession(db, { sessionId: session.id });
   const definition = row.definition as Record<string, unknown>;
-  return { version: row.version, definition, view: toDraftView(definition) };
+  const tracker = await getTracker(db, { userId: input.userId, trackerId: session.trackerId });
+  return { version: row.version, definition, view: toDraftView(definition), scheduleMinutes: tracker.scheduleMinutes };
 }
 
 /** Locks the session's draft (version N+1), activates the tracker and closes the conversation. */

@@ -12,6 +12,13 @@ export const ZBindCapabilityInputSchema = z.object({
     ),
   url: z.string().optional().describe("The page address, exactly as the person gave it"),
   placeId: z.string().optional().describe("The Google Maps place id, e.g. ChIJN1t_tDeuEmsRUsoyG83frY4"),
+  title: z
+    .string()
+    .max(300)
+    .optional()
+    .describe(
+      "The tracker's title: the person's decision as one short question or sentence in their words, without the address (e.g. \"Is the Acme widget back in stock?\")",
+    ),
 });
 export type TBindCapabilityInput = z.infer<typeof ZBindCapabilityInputSchema>;
 

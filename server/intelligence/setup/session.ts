@@ -6,6 +6,7 @@ import { parseDefinition, type TTrackerDefinition } from "../definition";
 import { getTracker } from "../tracker-store";
 import { toDraftView } from "./draft-view";
 import { firstUserTexts, loadSetupMessages } from "./setup-messages";
+import { titleFromMessage } from "./tracker-title";
 
 /**
  * At most this many unfinished setups per person. Starting one more closes the oldest: a conversation
@@ -20,7 +21,13 @@ export type TSetupState = {
   messages: TSetupUIMessage[];
   /** The stored sample: { capability, input, label, results } (see TSetupSample). */
   sample: unknown | null;
-  tracker: { id: string; status: string; decision: string; lockedVersion: number | null } | null;
+  tracker: {
+    id: string;
+    status: string;
+    decision: string;
+    lockedVersion: number | null;
+    scheduleMinutes: number;
+  } | null;
   /** The unlocked draft (version lockedVersion + 1), if one is saved. */
   draft: { version: number; definition: TTrackerDefinition; view: TDraftView } | null;
 };
@@ -69,7 +76,13 @@ export async function getSetupState(db: TDb | TTx, input: { userId: string; sess
   let draft: TSetupState["draft"] = null;
   if (session.trackerId) {
     const t = await getTracker(db, { userId: input.userId, trackerId: session.trackerId });
-    tracker = { id: t.id, status: t.status, decision: t.decision, lockedVersion: t.lockedVersion };
+    tracker = {
+      id: t.id,
+      status: t.status,
+      decision: t.decision,
+      lockedVersion: t.lockedVersion,
+      scheduleMinutes: t.scheduleMinutes,
+    };
     const version = (t.lockedVersion ?? 0) + 1;
     const row = await db.trackerDefinition.findFirst({ where: { trackerId: t.id, version, lockedAt: null } });
     const parsed = row ? parseDefinition(row.definition) : null;
@@ -104,12 +117,29 @@ export async function linkSetupTracker(
   await db.setupSession.update({ where: { id: session.id }, data: { trackerId: input.trackerId } });
 }
 
+/** Marks the conversation as used now (its updatedAt orders "most recent" and decides when a draft is stale). */
+export async function touchSetupSession(db: TDb | TTx, input: { sessionId: string }): Promise<void> {
+  await db.setupSession.update({ where: { id: input.sessionId }, data: { updatedAt: new Date() } });
+}
+
 export async function setSetupStatus(
   db: TDb | TTx,
   input: { userId: string; sessionId: string; status: "open" | "locked" | "abandoned" },
 ): Promise<void> {
   const session = await getSetupSession(db, input);
   await db.setupSession.update({ where: { id: session.id }, data: { status: input.status } });
+}
+
+/**
+ * Deletes setup conversations that never bound a page or place and were not talked to since `untouchedSince`
+ * (with their messages). Conversations with a tracker go with it (deleteStaleDraftTrackers, or never, once
+ * locked). Returns how many went.
+ */
+export async function deleteStaleSetupSessions(db: TDb | TTx, input: { untouchedSince: Date }): Promise<number> {
+  const { count } = await db.setupSession.deleteMany({
+    where: { trackerId: null, updatedAt: { lte: input.untouchedSince } },
+  });
+  return count;
 }
 
 /** The user's unfinished setup conversations, newest first, so /trackers/new can offer to resume them. */
@@ -129,8 +159,8 @@ export async function listOpenSetupSessions(
   return rows.flatMap((row) => {
     const text = titles.get(row.id);
     if (!text) return [];
-    return [
-      { sessionId: row.id, title: text.length > 120 ? `${text.slice(0, 119)}…` : text, updatedAt: row.updatedAt },
-    ];
+    // Titled like the tracker it will make (tracker-title.ts); a message that was only an address shows as sent.
+    const title = titleFromMessage(text) ?? (text.length > 120 ? `${text.slice(0, 119)}…` : text);
+    return [{ sessionId: row.id, title, updatedAt: row.updatedAt }];
   });
 }

@@ -20,7 +20,7 @@ export type TSetupReply = {
   status(text: string): void;
   sample(target: string, document: unknown): void;
   draftPartial(view: TDraftView): void;
-  draftSaved(draft: { view: TDraftView; version: number; definition: unknown }): void;
+  draftSaved(draft: { view: TDraftView; version: number; definition: unknown; scheduleMinutes?: number }): void;
   /** Withdraws a partial draft that was never saved; a no-op when none is showing. */
   draftDiscarded(): void;
   locked(trackerId: string, version: number): void;
@@ -71,12 +71,18 @@ export function createSetupReply(writer: UIMessageStreamWriter<TSetupUIMessage>)
       partialShowing = true;
       writer.write({ type: "data-draft", id: DRAFT_PART_ID, data: { status: "streaming", view } });
     },
-    draftSaved({ view, version, definition }) {
+    draftSaved({ view, version, definition, scheduleMinutes }) {
       partialShowing = false;
       writer.write({
         type: "data-draft",
         id: DRAFT_PART_ID,
-        data: { status: "saved", view, version, definition: definition as Record<string, unknown> },
+        data: {
+          status: "saved",
+          view,
+          version,
+          definition: definition as Record<string, unknown>,
+          ...(scheduleMinutes === undefined ? {} : { scheduleMinutes }),
+        },
       });
     },
     draftDiscarded() {

@@ -15,13 +15,30 @@ export async function getLockedDefinition(
     orderBy: { version: "desc" },
   });
   if (!row) return null;
-  const parsed = parseDefinition(row.definition);
+  return { version: row.version, definition: parseLockedDefinition(trackerId, row.version, row.definition) };
+}
+
+/** Parsed locked definitions by (tracker, version): a locked row never changes (a trigger refuses updates). */
+const parsedCache = new Map<string, TTrackerDefinition>();
+const PARSED_CACHE_LIMIT = 2000;
+
+/**
+ * A locked definition's JSON (from the refresh bundle) parsed once per process: the hot path does not
+ * re-validate the same immutable definition on every refresh. Bounded; the oldest entry goes first.
+ */
+export function parseLockedDefinition(trackerId: string, version: number, json: unknown): TTrackerDefinition {
+  const key = `${trackerId}:${version}`;
+  const cached = parsedCache.get(key);
+  if (cached) return cached;
+  const parsed = parseDefinition(json);
   if (!parsed.ok) {
     throw new AppError(
       "INTERNAL",
-      `Locked definition version ${row.version} of tracker ${trackerId} no longer validates: ${parsed.errors.join("; ")}`,
+      `Locked definition version ${version} of tracker ${trackerId} no longer validates: ${parsed.errors.join("; ")}`,
       { details: { errors: parsed.errors } },
     );
   }
-  return { version: row.version, definition: parsed.definition };
+  if (parsedCache.size >= PARSED_CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value as string);
+  parsedCache.set(key, parsed.definition);
+  return parsed.definition;
 }

@@ -6,12 +6,14 @@
  * the refresh lease and the run bookkeeping live here too, and every nextRunAt after a run or a
  * schedule change comes from computeNextRunAt (next-run.ts).
  */
-export * from "./acquire-lease";
+
 export * from "./claim-due-trackers";
 export * from "./create-tracker";
+export * from "./delete-draft-tracker";
 export * from "./delete-tracker";
 export * from "./get-locked-definition";
 export * from "./get-tracker";
+export * from "./lease-and-load";
 export * from "./lock-definition";
 export * from "./next-run";
 export * from "./record-refresh-outcome";

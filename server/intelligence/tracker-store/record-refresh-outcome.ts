@@ -1,60 +1,44 @@
-import type { TTx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
 import { computeNextRunAt } from "./next-run";
 
 type TFence = { trackerId: string; leaseToken: string };
 
 /**
- * The tracker's bookkeeping after a successful run, inside the run's final transaction: failures
- * reset, lastRunAt, the next run (schedule + jitter, written once, here) and the lease released.
- * Fenced on still holding the lease (and it locks the row for the rest of the transaction); false →
- * another refresh took over, the caller rolls back.
+ * The tracker's bookkeeping after a run, as the fencing sub-statement of the run's ONE final write (the
+ * refresh composes it with the run record, the usage ledger and the state stamp in a single statement;
+ * each table's owner supplies its part — DESIGN §2). `UPDATE … WHERE leaseToken = ours RETURNING id`:
+ * no row → another refresh took over and every other part of the statement, which selects FROM this one,
+ * writes nothing. It also locks the tracker row for the rest of the transaction.
+ *
+ * Success: failures reset, lastRunAt, the next run (schedule + jitter, written once, here), lease released.
  */
-export async function recordRefreshSuccess(
-  tx: TTx,
-  input: TFence & { scheduleMinutes: number; now: Date },
-): Promise<boolean> {
-  const { count } = await tx.tracker.updateMany({
-    where: { id: input.trackerId, leaseToken: input.leaseToken },
-    data: {
-      consecutiveFailures: 0,
-      lastError: null,
-      lastRunAt: input.now,
-      nextRunAt: computeNextRunAt({
-        trackerId: input.trackerId,
-        scheduleMinutes: input.scheduleMinutes,
-        after: input.now,
-        consecutiveFailures: 0,
-      }),
-      leaseToken: null,
-      leaseExpiresAt: null,
-    },
+export function refreshSuccessSql(input: TFence & { scheduleMinutes: number; now: Date }): Prisma.Sql {
+  const nextRunAt = computeNextRunAt({
+    trackerId: input.trackerId,
+    scheduleMinutes: input.scheduleMinutes,
+    after: input.now,
+    consecutiveFailures: 0,
   });
-  return count === 1;
+  return Prisma.sql`UPDATE "Tracker"
+    SET "consecutiveFailures" = 0, "lastError" = NULL, "lastRunAt" = ${input.now}, "nextRunAt" = ${nextRunAt},
+        "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}
+    WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
+    RETURNING "id"`;
 }
 
-/**
- * The tracker's bookkeeping after a failed run: one more consecutive failure, the error, the next run
- * (backoff + jitter) and the lease released. Only the lease holder writes; false → it had lost the lease.
- */
-export async function recordRefreshFailure(
-  tx: TTx,
+/** Failure: one more consecutive failure, the error, the next run (backoff + jitter), lease released. */
+export function refreshFailureSql(
   input: TFence & { scheduleMinutes: number; now: Date; previousFailures: number; message: string },
-): Promise<boolean> {
-  const { count } = await tx.tracker.updateMany({
-    where: { id: input.trackerId, leaseToken: input.leaseToken },
-    data: {
-      consecutiveFailures: { increment: 1 },
-      lastError: input.message,
-      lastRunAt: input.now,
-      nextRunAt: computeNextRunAt({
-        trackerId: input.trackerId,
-        scheduleMinutes: input.scheduleMinutes,
-        after: input.now,
-        consecutiveFailures: input.previousFailures + 1,
-      }),
-      leaseToken: null,
-      leaseExpiresAt: null,
-    },
+): Prisma.Sql {
+  const nextRunAt = computeNextRunAt({
+    trackerId: input.trackerId,
+    scheduleMinutes: input.scheduleMinutes,
+    after: input.now,
+    consecutiveFailures: input.previousFailures + 1,
   });
-  return count === 1;
+  return Prisma.sql`UPDATE "Tracker"
+    SET "consecutiveFailures" = "consecutiveFailures" + 1, "lastError" = ${input.message}, "lastRunAt" = ${input.now},
+        "nextRunAt" = ${nextRunAt}, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}
+    WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
+    RETURNING "id"`;
 }

@@ -2,10 +2,13 @@ import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { setTrackerStatus } from "./set-tracker-status";
 
-/** Bulk pause/resume from the trackers list: each tracker on its own, reporting the ones refused. */
+/**
+ * Bulk pause, resume or archive from the trackers list: each tracker on its own (setTrackerStatus's rules and
+ * owner check), reporting the ones refused; another person's id is refused exactly like one that does not exist.
+ */
 export async function setTrackersStatus(
   db: TDb,
-  input: { userId: string; trackerIds: string[]; status: "active" | "paused" },
+  input: { userId: string; trackerIds: string[]; status: "active" | "paused" | "archived" },
 ): Promise<{ updated: string[]; refused: { trackerId: string; message: string }[] }> {
   const updated: string[] = [];
   const refused: { trackerId: string; message: string }[] = [];

@@ -1,0 +1,125 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { TUsageInfo, TUsageLedger } from "../../capabilities";
+import type { TDb, TTx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
+import type { TModelUsage } from "../fill";
+import type { TExistingRun } from "../tracker-store";
+import type { TRunStep } from "./run-steps";
+
+/**
+ * The RefreshRun and CapabilityCall tables (this module owns their writes). A run is written ONCE, when
+ * it ends, inside the run's final statement (issue "Refresh at the floor"): the runs log never shows a run
+ * that never finishes, and an unchanged refresh costs one read and one write. While it runs, its progress
+ * lives in memory (onStep) and its lease in the tracker row.
+ */
+
+/** The run id: random, or derived from (tracker, idempotency key) so every delivery of a key names the same run. */
+export function runIdFor(trackerId: string, idempotencyKey?: string | null): string {
+  if (!idempotencyKey) return randomUUID();
+  const h = createHash("sha256").update(`${trackerId}\0${idempotencyKey}`).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The capability calls of a run, kept in memory until its final write (the usage ledger, one row per call key). */
+export function createBufferedLedger(): TUsageLedger & { entries: { callKey: string; info: TUsageInfo }[] } {
+  const entries: { callKey: string; info: TUsageInfo }[] = [];
+  return {
+    entries,
+    record(callKey, info) {
+      if (!entries.some((e) => e.callKey === callKey)) entries.push({ callKey, info });
+    },
+  };
+}
+
+export type TRunRecord = {
+  id: string;
+  trackerId: string;
+  trigger: string;
+  idempotencyKey: string | null;
+  status: "completed" | "failed" | "skipped";
+  outcome: string | null;
+  summary: string;
+  definitionVersion: number | null;
+  steps: TRunStep[];
+  modelCalls: number;
+  usage: TModelUsage;
+  error: { code: string; message: string; retryable: boolean } | null;
+  startedAt: Date;
+  finishedAt: Date;
+};
+
+function runValuesSql(run: TRunRecord): Prisma.Sql {
+  return Prisma.sql`${run.id}, ${run.trackerId}, ${run.trigger}::"RefreshTrigger", ${run.idempotencyKey}::text,
+    ${run.status}::"RefreshRunStatus", ${run.outcome}::text, ${run.summary}, ${run.definitionVersion}::int,
+    ${JSON.stringify(run.steps)}::jsonb, ${run.modelCalls}::int, ${run.usage.inputTokens}::int,
+    ${run.usage.outputTokens}::int, ${run.error ? JSON.stringify(run.error) : null}::jsonb, 1,
+    ${run.startedAt}, ${run.startedAt}, ${run.finishedAt}`;
+}
+
+const RUN_COLUMNS = Prisma.raw(`"id", "trackerId", "trigger", "idempotencyKey", "status", "outcome", "summary",
+  "definitionVersion", "steps", "modelCalls", "inputTokens", "outputTokens", "error", "attempt", "createdAt",
+  "startedAt", "finishedAt"`);
+
+/**
+ * The run's one final statement: `fence` (the tracker-store's fenced bookkeeping UPDATE … RETURNING "id"),
+ * the run row and its ledger rows — inserted FROM the fence when `fenced`, so a run that lost its lease
+ * writes nothing — and any `extra` sub-statements (e.g. the timeline's state stamp, guarded on "fence").
+ * Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
+ */
+export async function writeRunFinal(
+  db: TDb | TTx,
+  input: {
+    fence: Prisma.Sql;
+    run: TRunRecord;
+    ledger: { callKey: string; info: TUsageInfo }[];
+    /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
+    fenced: boolean;
+    extra?: Prisma.Sql[];
+  },
+): Promise<{ held: boolean }> {
+  const source = input.fenced ? Prisma.sql`FROM "fence"` : Prisma.empty;
+  const parts: Prisma.Sql[] = [
+    Prisma.sql`"fence" AS (${input.fence})`,
+    Prisma.sql`"run" AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
+      ON CONFLICT DO NOTHING RETURNING "id")`,
+  ];
+  if (input.ledger.length > 0) {
+    const rows = input.ledger.map(
+      ({ callKey, info }) => Prisma.sql`(${randomUUID()}, ${callKey}, ${info.capability}, ${info.status},
+        ${info.errorCode ?? null}::text, ${info.httpStatus ?? null}::int, ${info.requests}::int, ${info.bytes}::int,
+        ${info.durationMs}::int)`,
+    );
+    parts.push(Prisma.sql`"ledger" AS (INSERT INTO "CapabilityCall"
+      ("id", "runId", "callKey", "capability", "status", "errorCode", "httpStatus", "requests", "bytes", "durationMs")
+      SELECT x.id, "run"."id", x."callKey", x.capability, x.status, x."errorCode", x."httpStatus", x.requests,
+        x.bytes, x."durationMs"
+      FROM "run", (VALUES ${Prisma.join(rows)}) AS x(id, "callKey", capability, status, "errorCode", "httpStatus", requests, bytes, "durationMs")
+      ON CONFLICT DO NOTHING)`);
+  }
+  for (const [i, sql] of (input.extra ?? []).entries())
+    parts.push(Prisma.sql`${Prisma.raw(`"extra${i}"`)} AS (${sql})`);
+  const rows = await db.$queryRaw<{ held: number }[]>`
+    WITH ${Prisma.join(parts, ", ")}
+    SELECT (SELECT count(*) FROM "fence")::int AS "held"`;
+  return { held: (rows[0]?.held ?? 0) > 0 };
+}
+
+/**
+ * A run that did nothing (another refresh held the lease): recorded as skipped with its answer, so a replay
+ * of its idempotency key returns the same answer without a fetch. Null → a run with this key exists already.
+ */
+export async function recordSkippedRun(db: TDb, run: TRunRecord): Promise<boolean> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    INSERT INTO "RefreshRun" (${RUN_COLUMNS}) VALUES (${runValuesSql(run)})
+    ON CONFLICT DO NOTHING RETURNING "id"`;
+  return rows.length > 0;
+}
+
+/** The run with this idempotency key (after losing an insert race to it). */
+export async function findRunByKey(db: TDb, trackerId: string, idempotencyKey: string): Promise<TExistingRun | null> {
+  const row = await db.refreshRun.findUnique({
+    where: { trackerId_idempotencyKey: { trackerId, idempotencyKey } },
+    select: { id: true, status: true, outcome: true, summary: true, modelCalls: true, error: true },
+  });
+  return row ? { ...row, error: (row.error as TExistingRun["error"]) ?? null } : null;
+}

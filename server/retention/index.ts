@@ -1,0 +1,2 @@
+export * from "./maybe-prune-runs";
+export * from "./prune-refresh-runs";

@@ -1,0 +1,133 @@
+import type { TDb } from "../db";
+import { Prisma } from "../generated/prisma/client";
+
+export type TPruneOptions = {
+  now: Date;
+  /** Runs created before `now` minus this many days may go. */
+  retentionDays: number;
+  /** Runs per statement. */
+  batchSize?: number;
+  /** No new batch starts after this long; the rest waits for the next prune (backlogs are worked off in steps). */
+  budgetMs?: number;
+};
+
+export type TPruneResult = {
+  /** Runs deleted (and counted into RunDailyStat). */
+  runs: number;
+  batches: number;
+  /** False when the budget ran out with prunable runs left. */
+  done: boolean;
+  /** Whether the freed space was handed back for reuse here (embedded database; PostgreSQL's autovacuum does it). */
+  vacuumed: boolean;
+};
+
+export const DEFAULT_PRUNE_BATCH = 2000;
+const DEFAULT_BUDGET_MS = 5_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Retention (DESIGN §4): aggregates and deletes refresh runs past the retention period that nothing needs one by one
+ * — completed runs whose page had not changed, and runs skipped because another refresh was in flight — together
+ * with their usage-ledger rows (CapabilityCall, by cascade). Their counts, model use and ledger sums are added to
+ * RunDailyStat per tracker per UTC day of `createdAt`, which the token budget and "usage this month" add to the runs
+ * still stored, so no total changes. Runs with a timeline entry, baseline/noise/notable/material and failed runs,
+ * and unfinished ones are kept.
+ *
+ * Each batch is ONE statement (see `pruneBatchSql`): deleting, reading the ledger and adding to the day's row
+ * commit together or not at all, so a crash can neither count a run twice nor lose one; concurrent prunes (other
+ * workers, instances) lock disjoint runs (SKIP LOCKED) and a run deleted by one is never returned to another.
+ */
+export async function pruneRefreshRuns(db: TDb, options: TPruneOptions): Promise<TPruneResult> {
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_PRUNE_BATCH));
+  const cutoff = new Date(options.now.getTime() - options.retentionDays * DAY_MS);
+  const deadline = performance.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+  let runs = 0;
+  let batches = 0;
+  let done = false;
+  while (true) {
+    const deleted = await pruneBatch(db, cutoff, batchSize);
+    batches++;
+    runs += deleted;
+    if (deleted < batchSize) {
+      done = true;
+      break;
+    }
+    if (performance.now() >= deadline) break;
+  }
+  const vacuumed = runs > 0 && (await vacuumIfNoAutovacuum(db));
+  return { runs, batches, done, vacuumed };
+}
+
+/**
+ * One batch: DELETE … RETURNING the chosen runs, their CapabilityCall sums read in the same snapshot (every part of
+ * a statement sees the rows as they were before it; the cascade removes them afterwards), grouped per tracker and
+ * day and added with INSERT … ON CONFLICT DO UPDATE. Day rows are upserted in key order, so two prunes that share
+ * days take their row locks in the same order. `createdAt` is a UTC timestamp without zone, so `::date` is its UTC
+ * day whatever the session's time zone.
+ */
+export function pruneBatchSql(cutoff: Date, batchSize: number): Prisma.Sql {
+  return Prisma.sql`
+    WITH "doomed" AS (
+      SELECT r."id" FROM "RefreshRun" r
+      WHERE r."createdAt" < ${cutoff}
+        AND ((r."status" = 'completed' AND r."outcome" = 'unchanged') OR r."status" = 'skipped')
+        AND NOT EXISTS (SELECT 1 FROM "EntityChange" c WHERE c."runId" = r."id")
+      LIMIT ${batchSize}
+      FOR UPDATE OF r SKIP LOCKED
+    ), "deleted" AS (
+      DELETE FROM "RefreshRun" r USING "doomed" WHERE r."id" = "doomed"."id"
+      RETURNING r."id", r."trackerId", r."status", r."createdAt", r."modelCalls", r."inputTokens", r."outputTokens"
+    ), "ledger" AS (
+      SELECT cc."runId", count(*) AS "calls", sum(cc."requests") AS "requests", sum(cc."bytes") AS "bytes"
+      FROM "CapabilityCall" cc WHERE cc."runId" IN (SELECT "id" FROM "deleted")
+      GROUP BY cc."runId"
+    ), "days" AS (
+      SELECT d."trackerId", d."createdAt"::date AS "day",
+        count(*) FILTER (WHERE d."status" = 'completed')::int AS "unchanged",
+        count(*) FILTER (WHERE d."status" = 'skipped')::int AS "skipped",
+        sum(d."modelCalls")::int AS "modelCalls",
+        sum(d."inputTokens")::int AS "inputTokens",
+        sum(d."outputTokens")::int AS "outputTokens",
+        coalesce(sum(l."calls"), 0)::int AS "capabilityCalls",
+        coalesce(sum(l."requests"), 0)::int AS "requests",
+        coalesce(sum(l."bytes"), 0)::bigint AS "bytes"
+      FROM "deleted" d LEFT JOIN "ledger" l ON l."runId" = d."id"
+      GROUP BY d."trackerId", d."createdAt"::date
+    ), "upserted" AS (
+      INSERT INTO "RunDailyStat" AS s ("trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens",
+        "outputTokens", "capabilityCalls", "requests", "bytes")
+      SELECT "trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens", "outputTokens",
+        "capabilityCalls", "requests", "bytes"
+      FROM "days" ORDER BY "trackerId", "day"
+      ON CONFLICT ("trackerId", "day") DO UPDATE SET
+        "unchanged" = s."unchanged" + EXCLUDED."unchanged",
+        "skipped" = s."skipped" + EXCLUDED."skipped",
+        "modelCalls" = s."modelCalls" + EXCLUDED."modelCalls",
+        "inputTokens" = s."inputTokens" + EXCLUDED."inputTokens",
+        "outputTokens" = s."outputTokens" + EXCLUDED."outputTokens",
+        "capabilityCalls" = s."capabilityCalls" + EXCLUDED."capabilityCalls",
+        "requests" = s."requests" + EXCLUDED."requests",
+        "bytes" = s."bytes" + EXCLUDED."bytes"
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM "deleted")::int AS "runs", (SELECT count(*) FROM "upserted")::int AS "days"`;
+}
+
+async function pruneBatch(db: TDb, cutoff: Date, batchSize: number): Promise<number> {
+  const rows = await db.$queryRaw<{ runs: number; days: number }[]>(pruneBatchSql(cutoff, batchSize));
+  return Number(rows[0]?.runs ?? 0);
+}
+
+/**
+ * Deleted rows leave dead space that only VACUUM makes reusable. PostgreSQL's autovacuum does that; the embedded
+ * database runs as a single ("standalone") backend with no autovacuum, so without this every pruned run would still
+ * take its disk space and the files would keep growing. Plain VACUUM: no exclusive lock, nothing rewritten.
+ */
+async function vacuumIfNoAutovacuum(db: TDb): Promise<boolean> {
+  const [probe] = await db.$queryRaw<{ standalone: boolean }[]>`
+    SELECT coalesce((SELECT backend_type = 'standalone backend' FROM pg_stat_activity WHERE pid = pg_backend_pid()),
+      false) OR current_setting('autovacuum') = 'off' AS "standalone"`;
+  if (!probe?.standalone) return false;
+  await db.$executeRawUnsafe(`VACUUM "RefreshRun", "CapabilityCall"`);
+  return true;
+}

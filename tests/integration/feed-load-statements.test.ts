@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getFeed } from "@/server/feed/get-feed";
+import { updateUserSettings } from "@/server/settings/user-settings";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { countSql } from "../bench/sql-counter";
+import { createTestDb, type TTestDb } from "../helpers/db";
+
+/**
+ * A feed load reads each kind of row with a fixed number of statements, however many cards it shows:
+ * the same count at ~50 and ~500 cards (counted on the PGlite instance, so every statement is seen).
+ */
+
+const NOW = new Date("2026-11-29T15:00:00Z");
+let t: TTestDb;
+let userId: string;
+
+async function addFailingTrackers(count: number, from: number): Promise<void> {
+  await t.db.tracker.createMany({
+    data: Array.from({ length: count }, (_, i) => ({
+      userId,
+      decision: `Is venue ${from + i} open?`,
+      capability: "web.scrape",
+      capabilityInput: { url: `https://venue.example/${from + i}` },
+      status: "active" as const,
+      consecutiveFailures: 3,
+      lastError: "The page answered HTTP 500.",
+    })),
+  });
+}
+
+beforeAll(async () => {
+  t = await createTestDb();
+  userId = (await ensureLocalUser(t.db)).id;
+  const settings = { locationName: null, latitude: null, longitude: null, timezone: null, calendarUrl: null };
+  await updateUserSettings(t.db, userId, { ...settings, memory: "We care about pricing" });
+  const tracker = await t.db.tracker.create({
+    data: { userId, decision: "Match Acme's price?", capability: "web.scrape", capabilityInput: {}, status: "active" },
+  });
+  const run = await t.db.refreshRun.create({ data: { trackerId: tracker.id, trigger: "manual", status: "completed" } });
+  for (let i = 0; i < 20; i++) {
+    const entity = await t.db.trackedEntity.create({ data: { trackerId: tracker.id, entityKey: `e${i}` } });
+    await t.db.entityChange.create({
+      data: {
+        entityId: entity.id,
+        trackerId: tracker.id,
+        runId: run.id,
+        capturedAt: new Date(NOW.getTime() - (i + 1) * 60_000),
+        delta: { price: { from: 10 + i, to: 9 + i } },
+        materiality: "material",
+        decisions: {},
+        definitionVersion: 1,
+      },
+    });
+  }
+  await addFailingTrackers(30, 0);
+  await t.db.feedEnhancement.create({
+    data: { userId, inputHash: "h", result: { slotFills: {}, syntheticItems: [], suppress: [], rankingHints: {} } },
+  });
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+async function statementsPerLoad(): Promise<{ statements: number; items: number }> {
+  const sql = countSql(t.pglite);
+  try {
+    const feed = await getFeed(t.db, userId, { now: NOW, touch: true, enhance: false });
+    return { statements: sql.statements, items: feed.items.length };
+  } finally {
+    sql.restore();
+  }
+}
+
+describe("a feed load's SQL does not grow with the feed", () => {
+  it("the same statements for 50 and 500 cards", async () => {
+    await statementsPerLoad(); // first load: nothing cached anywhere yet
+    const small = await statementsPerLoad();
+    await addFailingTrackers(450, 30);
+    const big = await statementsPerLoad();
+    expect(small.items).toBe(50);
+    expect(big.items).toBe(500);
+    expect(small.statements).toBeGreaterThan(0);
+    expect(big.statements).toBe(small.statements);
+  });
+});

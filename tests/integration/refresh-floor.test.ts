@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
+import { runDueRefreshes } from "@/server/triggers";
+import { countSql } from "../bench/sql-counter";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
+
+/**
+ * Issue "Refresh at the floor": an unchanged page costs one read and one write — counted here as the
+ * statements the Prisma adapter sends to PGlite — and a refresh that meets another in flight is recorded
+ * with its answer, so its idempotency key replays without a fetch.
+ */
+
+const definition = {
+  fields: [
+    {
+      name: "price",
+      type: "money",
+      currency: "USD",
+      description: "Price",
+      extractor: { kind: "css", selector: "#price" },
+    },
+  ],
+  identityRule: { kind: "canonical_url" },
+  materiality: { price: { kind: "numeric", relative: 0.05 } },
+};
+
+const body = (price: string) =>
+  `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
+
+let t: TTestDb;
+let site: TFixtureSite;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  site = await startFixtureSite();
+});
+afterAll(async () => {
+  await site?.close();
+  await t?.close();
+});
+
+const options = (extra: Partial<TRefreshOptions> = {}): TRefreshOptions => ({
+  trigger: "manual",
+  models: { filler: null, judge: null },
+  capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
+  ...extra,
+});
+
+async function trackerAt(path: string, price: string) {
+  site.setPage(path, { body: body(price) });
+  const { tracker } = await createActiveTracker(t.db, {
+    capability: "web.scrape",
+    capabilityInput: { url: site.urlFor(path) },
+    definition,
+  });
+  return tracker.id;
+}
+
+/** Runs `work` and returns what the database was sent meanwhile. */
+async function counted<T>(work: () => Promise<T>) {
+  const sent: string[] = [];
+  const counter = countSql(t.pglite, { onStatement: (sql) => sent.push(sql) });
+  try {
+    const value = await work();
+    return { value, statements: counter.statements, transactions: counter.transactions, sent };
+  } finally {
+    counter.restore();
+  }
+}
+
+describe("statements per refresh", () => {
+  it("an unchanged page: one read and one write, no transaction; a changed page adds only its own writes", async () => {
+    const trackerId = await trackerAt("/floor", "$10.00");
+    expect((await refreshTracker(t.db, trackerId, options())).outcome).toBe("baseline");
+
+    site.setPage("/floor", { body: body("$10.00") }); // byte-different (nonce), same document
+    const unchanged = await counted(() => refreshTracker(t.db, trackerId, options()));
+    expect(unchanged.value).toMatchObject({ status: "completed", outcome: "unchanged", modelCalls: 0 });
+    expect(unchanged.statements).toBeLessThanOrEqual(2);
+    expect(unchanged.transactions).toBe(0);
+    // The one write recorded the run, its ledger row and the stamp.
+    const run = await t.db.refreshRun.findUniqueOrThrow({ where: { id: unchanged.value.runId } });
+    expect(run).toMatchObject({ status: "completed", outcome: "unchanged" });
+    expect(await t.db.capabilityCall.count({ where: { runId: run.id } })).toBe(1);
+    const state = await t.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId } } });
+    expect(state.lastCheckedAt.getTime()).toBe(run.finishedAt?.getTime());
+    const tracker = await t.db.tracker.findUniqueOrThrow({ where: { id: trackerId } });
+    expect(tracker.leaseToken).toBeNull();
+    expect(tracker.nextRunAt?.getTime()).toBeGreaterThan(run.finishedAt?.getTime() ?? 0);
+
+    site.setPage("/floor", { body: body("$20.00") });
+    const changed = await counted(() => refreshTracker(t.db, trackerId, options()));
+    expect(changed.value).toMatchObject({ status: "completed", outcome: "material" });
+    // read + state read, then one transaction: fenced run + ledger, change row, state.
+    expect(changed.transactions).toBe(1);
+    expect(changed.statements).toBeLessThanOrEqual(6);
+  });
+
+  it("the cron path: the claim is the read, each unchanged tracker one write", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await trackerAt(`/cron-floor-${i}`, `$${i + 1}.00`));
+    const pass = () =>
+      runDueRefreshes(t.db, { trigger: "cron", concurrency: 3, budgetMs: 30_000, refreshOptions: options() });
+    await t.db.tracker.updateMany({ where: { status: "active" }, data: { nextRunAt: new Date(0) } });
+    await t.db.tracker.updateMany({ where: { id: { notIn: ids } }, data: { nextRunAt: null } });
+    expect((await pass()).outcomes).toEqual({ baseline: 6 });
+
+    await t.db.tracker.updateMany({ where: { id: { in: ids } }, data: { nextRunAt: new Date(0) } });
+    const second = await counted(pass);
+    expect(second.value.outcomes).toEqual({ unchanged: 6 });
+    const claims = second.sent.filter((sql) => /FOR UPDATE SKIP LOCKED/.test(sql)).length;
+    expect(second.statements - claims).toBe(6); // one write per tracker
+    expect(claims).toBeLessThanOrEqual(4); // batches of ≤ 3, and the empty claim that ends the pass
+    expect(second.transactions).toBe(0);
+  });
+});
+
+describe("a refresh that meets one in flight", () => {
+  it("with an Idempotency-Key is recorded with its answer; replaying the key returns it without a fetch", async () => {
+    const trackerId = await trackerAt("/busy", "$10.00");
+    site.setPage("/busy", { body: body("$10.00"), delayMs: 400 });
+    const first = refreshTracker(t.db, trackerId, options());
+    await expect
+      .poll(async () => (await t.db.tracker.findUniqueOrThrow({ where: { id: trackerId } })).leaseToken)
+      .not.toBeNull();
+
+    const hits = () => site.requests.filter((r) => r.path === "/busy").length;
+    const keyed = await refreshTracker(t.db, trackerId, options({ idempotencyKey: "client-retry-1" }));
+    expect(keyed).toMatchObject({ status: "skipped", outcome: "in_flight", replayed: false });
+    expect((await first).outcome).toBe("baseline");
+
+    const replay = await refreshTracker(t.db, trackerId, options({ idempotencyKey: "client-retry-1" }));
+    expect(replay).toEqual({ ...keyed, replayed: true });
+    expect(hits()).toBe(1); // only the refresh in flight fetched the page
+    const runs = await t.db.refreshRun.findMany({ where: { trackerId }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((r) => r.status).sort()).toEqual(["completed", "skipped"]);
+    expect(runs.every((r) => r.finishedAt !== null)).toBe(true);
+  });
+
+  it("a live run keeps its short lease by renewing it: nobody takes over a slow page", async () => {
+    const trackerId = await trackerAt("/slow", "$10.00");
+    site.setPage("/slow", { body: body("$10.00"), delayMs: 600 });
+    const slow = refreshTracker(t.db, trackerId, options({ leaseMs: 150 }));
+    await new Promise((r) => setTimeout(r, 350)); // > 2 lease lengths
+    const other = await refreshTracker(t.db, trackerId, options({ leaseMs: 150 }));
+    expect(other).toMatchObject({ status: "skipped", outcome: "in_flight" });
+    expect(await slow).toMatchObject({ status: "completed", outcome: "baseline" });
+  });
+});

@@ -1,0 +1,240 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
+import { feedCatalog, hasCatalogShape, quickAccept } from "@/contracts/feed-catalog";
+import type { TFeedItem } from "@/contracts/feed-item";
+import { feedHref } from "@/contracts/feed-link";
+import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
+import { assembleFeed } from "@/server/feed/get-feed";
+import { memoryWords } from "@/server/feed/post-process";
+import { eventItem } from "@/server/feed/sources/calendar-source";
+import { changeItem, failingItem } from "@/server/feed/sources/trackers-source";
+
+/**
+ * The feed fast path (DESIGN §6) runs on every feed load for every card. Its shortcuts must answer exactly as
+ * the checks they stand in for, and its per-item work must stay per item: counted here, never timed.
+ */
+
+const NOW = new Date("2026-11-29T08:30:00Z");
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Real cards from the sources' builders: change cards in groups of 4 per tracker, failing trackers, events. */
+function cards(n: number): TFeedItem[] {
+  return Array.from({ length: n }, (_, i) => {
+    const at = new Date(NOW.getTime() - i * 60_000);
+    if (i % 10 === 0) {
+      const start = new Date(NOW.getTime() + (i % 30) * 600_000);
+      const o = {
+        uid: `e${i}`,
+        recurrenceId: null,
+        summary: `Ride ${i}`,
+        location: "Depot",
+        allDay: false,
+        start: start.toISOString(),
+        end: null,
+      };
+      return eventItem(o, start, null, NOW);
+    }
+    if (i % 10 === 1) {
+      return failingItem({
+        id: `f${i}`,
+        decision: `Venue ${i}?`,
+        lastError: "HTTP 500",
+        consecutiveFailures: 3,
+        updatedAt: at,
+      });
+    }
+    return changeItem({
+      id: `c${i}`,
+      capturedAt: at,
+      delta: { price: { from: i, to: i + 1 }, ...(i % 2 ? { stock: { from: "in", to: "out" } } : {}) },
+      materiality: i % 3 ? "material" : "notable",
+      tracker: { id: `t${Math.floor(i / 4)}`, decision: `Is their pricing below ours (${i % 7})?` },
+      entity: { entityKey: `e${i}` },
+    });
+  });
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+describe("the quick catalog checks say yes only where the catalog's zod does", () => {
+  const specs = cards(20).map((c) => c.ui as NonNullable<TFeedItem["ui"]>);
+  const withExtras = {
+    root: "r",
+    elements: {
+      r: { type: "Stack", props: {}, children: ["a"], slots: { default: ["a"] }, visible: true, other: 1 },
+      a: { type: "Text", props: { text: "x", extra: [1] }, children: [] },
+    },
+  };
+  // Values any position may be replaced with: wrong types, near-misses, and objects zod treats specially.
+  const odd: unknown[] = [
+    undefined,
+    null,
+    0,
+    "",
+    "x",
+    "Stack",
+    "Nope",
+    "toString",
+    "__proto__",
+    true,
+    [],
+    ["a"],
+    [1],
+    [undefined],
+    new Array(2),
+    {},
+    { default: ["a"] },
+    { default: "a" },
+    new Date(0),
+    new Map(),
+    Object.create(null),
+    { constructor: Object },
+    { constructor: () => {} },
+    { constructor: 5 },
+    JSON.parse('{"__proto__": {"type": "Text", "props": {}, "children": []}}'),
+  ];
+
+  it("shape: every spec it accepts, zod accepts (real cards and 3000 seeded mutations of them)", () => {
+    const random = seeded(13);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+    let quick = 0;
+    const check = (spec: unknown) => {
+      if (!hasCatalogShape(spec)) return;
+      quick++;
+      expect(feedCatalog.validate(spec).success, JSON.stringify(spec)).toBe(true);
+    };
+    for (const spec of [...specs, withExtras]) {
+      expect(hasCatalogShape(spec)).toBe(true); // the common case takes the quick path
+      check(spec);
+    }
+    for (let i = 0; i < 3000; i++) {
+      const spec = clone(pick([...specs, withExtras])) as Record<string, unknown>;
+      const elements = spec.elements as Record<string, Record<string, unknown>>;
+      const key = pick(Object.keys(elements));
+      const where = pick(["spec", "root", "elements", "element", "type", "props", "children", "slots", "extra"]);
+      const value = pick(odd);
+      if (where === "spec") check(value);
+      else if (where === "root") check({ ...spec, root: value });
+      else if (where === "elements") check({ ...spec, elements: value });
+      else if (where === "element") check({ ...spec, elements: { ...elements, [key]: value } });
+      else if (where === "extra") check({ ...spec, elements: { ...elements, [pick(["z", "__proto__"])]: value } });
+      else check({ ...spec, elements: { ...elements, [key]: { ...elements[key], [where]: value } } });
+    }
+    expect(quick).toBeGreaterThan(100); // both answers were exercised
+  });
+
+  it("props: every value it accepts, the component's zod schema accepts", () => {
+    const random = seeded(7);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+    const components = feedCatalog.data.components as Record<string, { props: z.ZodType }>;
+    const real = cards(20).flatMap((c) => Object.values(c.ui?.elements ?? {}));
+    const strings = ["", "a", "x".repeat(60), "x".repeat(61), "x".repeat(300), "x".repeat(301), "😀".repeat(40)];
+    const values = [...odd, ...strings, "vertical", "sm", "material", "muted", "failing", 4.5, Number.NaN];
+    let quick = 0;
+    for (const [name, component] of Object.entries(components)) {
+      const accept = quickAccept(component.props);
+      if (!accept) continue;
+      const samples = real.filter((el) => el.type === name).map((el) => el.props);
+      for (const props of samples) expect(accept(props), `${name} ${JSON.stringify(props)}`).toBe(true);
+      const keys = [...Object.keys(samples[0] ?? {}), "extra"];
+      for (let i = 0; i < 400; i++) {
+        const base = clone(samples.length ? pick(samples) : {});
+        const props = random() < 0.05 ? pick(values) : { ...base, [pick(keys)]: pick(values) };
+        if (!accept(props)) continue;
+        quick++;
+        expect(component.props.safeParse(props).success, `${name} ${JSON.stringify(props)}`).toBe(true);
+      }
+    }
+    // Every component the sources use has a quick check (else zod is back on every card of every load).
+    for (const el of real) expect(quickAccept(components[el.type]?.props as z.ZodType), el.type).not.toBeNull();
+    expect(quick).toBeGreaterThan(100);
+  });
+
+  it("feedHref's plain-path shortcut answers as the URL parser does", () => {
+    const random = seeded(3);
+    const alphabet = ["/", "/", "a", "Z", "0", "-", "_", "~", ".", "..", "%2e", "?", "#", ":", "@", "\\", "é", "!"];
+    const viaUrl = (href: string) => {
+      const url = new URL(href, "http://app.invalid/");
+      return url.origin === "http://app.invalid"
+        ? { kind: "app", href: `${url.pathname}${url.search}${url.hash}` }
+        : null;
+    };
+    for (let i = 0; i < 3000; i++) {
+      let path = "/";
+      const len = 1 + Math.floor(random() * 12);
+      for (let j = 0; j < len; j++) path += alphabet[Math.floor(random() * alphabet.length)];
+      if (path.startsWith("//") || path.startsWith("/\\")) continue;
+      expect(feedHref(path), path).toEqual(viaUrl(path.replaceAll("\\", "/")));
+    }
+    expect(feedHref("/trackers/cm3x9k2l0000a1b2c3d4e5f6")).toEqual({
+      kind: "app",
+      href: "/trackers/cm3x9k2l0000a1b2c3d4e5f6",
+    });
+  });
+});
+
+describe("the fast path's per-item work stays per item", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** How often the fast path serialises, reads a timestamp and asks zod, for one feed of `n` cards. */
+  function work(n: number) {
+    const raw = cards(n);
+    const stored = JSON.parse(
+      JSON.stringify({
+        slotFills: Object.fromEntries(raw.slice(0, 40).map((c) => [c.id, { why: "Because." }])),
+        rankingHints: { [raw[3]?.id ?? ""]: 0.3 },
+        suppress: [raw[5]?.id],
+        syntheticItems: [
+          {
+            id: "synthetic:brief",
+            type: "briefing",
+            ui: { root: "r", elements: { r: { type: "Text", props: { text: "Brief" }, children: [] } } },
+          },
+        ],
+      }),
+    );
+    const ctx = { now: NOW, memoryWords: memoryWords("I cycle to work; we care about pricing") };
+    const stringify = vi.spyOn(JSON, "stringify");
+    const getTime = vi.spyOn(Date.prototype, "getTime");
+    const validate = vi.spyOn(feedCatalog, "validate");
+    const components = feedCatalog.data.components as Record<string, { props: z.ZodType }>;
+    const props = Object.values(components).map((c) => vi.spyOn(c.props, "safeParse"));
+    const { items } = assembleFeed(raw, parseStoredEnhancement(stored, "u"), ctx);
+    const counts = {
+      stringify: stringify.mock.calls.length,
+      getTime: getTime.mock.calls.length,
+      zod: validate.mock.calls.length + props.reduce((sum, p) => sum + p.mock.calls.length, 0),
+      out: items.length,
+    };
+    vi.restoreAllMocks();
+    return counts;
+  }
+
+  it("50 vs 500 cards: one serialisation per card, timestamps read once per card, no catalog zod parse", () => {
+    work(10); // zod compiles its parsers on first use (serialising their keys): not per load
+    const small = work(50);
+    const big = work(500);
+    expect(small.out).toBe(50); // 50 cards − 1 suppressed + 1 synthetic
+    expect(big.out).toBe(500);
+    // The memory-word match serialises each card's data once; nothing else serialises.
+    expect(small.stringify).toBe(50);
+    expect(big.stringify).toBe(500);
+    // Ordering reads each timestamp once (a comparator reading them would grow as n log n: ×16 here).
+    expect(big.getTime).toBeLessThanOrEqual(3 * 500);
+    expect(big.getTime).toBeLessThanOrEqual(10 * small.getTime);
+    expect(small.getTime).toBeGreaterThan(0);
+    // Well-formed cards and the stored enhancement's synthetic card pass the quick checks: zod is not asked.
+    expect(small.zod).toBe(0);
+    expect(big.zod).toBe(0);
+  });
+});
