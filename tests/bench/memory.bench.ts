@@ -27,7 +27,7 @@ const TRACKERS: TBenchFlag = {
   min: 0,
   max: 5000,
   integer: true,
-  description: "memory: web.scrape trackers created through the API, refreshed by the cron route (0 = none)",
+  description: "web.scrape trackers created through the API, refreshed by the cron route (0 = none)",
 };
 
 const PASSES: TBenchFlag = {
@@ -37,7 +37,7 @@ const PASSES: TBenchFlag = {
   min: 1,
   max: 100,
   integer: true,
-  description: "memory: cron passes over all trackers, with a reading after each",
+  description: "cron passes over all trackers, with a reading after each",
 };
 
 const PORT: TBenchFlag = {
@@ -47,7 +47,7 @@ const PORT: TBenchFlag = {
   min: 0,
   max: 65535,
   integer: true,
-  description: "memory: port for the app (0 = any free port)",
+  description: "port for the app (0 = any free port)",
 };
 
 /**
