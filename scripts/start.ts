@@ -7,10 +7,12 @@
  *    DATABASE_WAIT_MS) and be migrated; an embedded data directory must not be held by another process.
  * 3. Builds when there is no build or the sources changed since the last one (a content fingerprint
  *    of the sources and package-lock.json, kept in .next/).
- * 4. Runs `next start` on PORT (default 3000) and HOSTNAME (default 0.0.0.0) with NEXT_MANUAL_SIG_HANDLE,
- *    so the server's own graceful shutdown runs (server/lifecycle/); forwards SIGTERM/SIGINT/SIGHUP to it
- *    and exits with its code. The server opens the database before its first answer; /api/health is
- *    called once it listens to report readiness.
+ * 4. Becomes `next start` on PORT (default 3000) and HOSTNAME (default 0.0.0.0) with NEXT_MANUAL_SIG_HANDLE,
+ *    so the server's own graceful shutdown runs (server/lifecycle/), with the memory settings below: this process
+ *    is replaced by the server (same pid, so npm and Ctrl+C signal it directly and get its exit code), rather than
+ *    staying beside it. Where Node cannot do that (no `process.execve`), it runs the server as a child, forwards
+ *    SIGTERM/SIGINT/SIGHUP to it and exits with its code. The server opens the database before its first answer;
+ *    scripts/start-ready.mjs calls /api/health once it listens to report readiness.
  */
 import "./require-node.mjs"; // first: refuse to run on another Node.js major
 import { type ChildProcess, spawn } from "node:child_process";
@@ -138,9 +140,79 @@ const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 let child: ChildProcess | undefined;
 
 /** Runs the Next CLI on this same Node (the project's Node 22), with telemetry off (no network here). */
-function runNext(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  child = spawn(process.execPath, [nextBin, ...args], { cwd: ROOT, stdio: "inherit", env });
+function runNext(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): ChildProcess {
+  child = spawn(process.execPath, [...nodeFlags, nextBin, ...args], { cwd: ROOT, stdio: "inherit", env });
   return child;
+}
+
+/**
+ * Memory settings of the server process (README "Memory"; measured with `npm run bench -- memory`, 200 trackers
+ * refreshed five times: the whole app stays under 600 MB instead of reaching 640–750 MB):
+ * - MALLOC_MMAP_THRESHOLD_: glibc serves every allocation of 128 KB or more with its own mapping and returns it
+ *   when freed. By default that threshold grows to the largest block freed so far, after which V8's large,
+ *   short-lived buffers (compiling PGlite's WebAssembly to optimised code) are carved from malloc's heaps and
+ *   stay resident after they are freed: 70–90 MB.
+ * - MALLOC_ARENA_MAX: at most two malloc heaps instead of up to eight per core for the server's threads (V8's
+ *   compiler and GC threads, libuv's pool, the page workers), each keeping its own free memory.
+ * - --max-semi-space-size: V8's young generation may grow to 2 × 8 MB (default 2 × 16 MB).
+ * - --heap-growing-percent: the next full collection runs once the JS heap has grown 50% past what survived the
+ *   last one; by default V8 lets it grow up to 4× when the machine has memory to spare (seen: 110 MB live,
+ *   290 MB held).
+ * Values already in the environment (MALLOC_*, or the same flag in NODE_OPTIONS) win.
+ */
+const SERVER_MALLOC_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_ARENA_MAX: "2" };
+const SERVER_NODE_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
+
+function serverMemorySettings(): { env: Record<string, string>; flags: string[] } {
+  const env = Object.fromEntries(Object.entries(SERVER_MALLOC_ENV).filter(([name]) => !process.env[name]));
+  const nodeOptions = process.env.NODE_OPTIONS ?? "";
+  const flags = SERVER_NODE_FLAGS.filter((flag) => !nodeOptions.includes(flag.split("=")[0] as string));
+  return { env, flags };
+}
+
+/**
+ * Starts the readiness report (scripts/start-ready.mjs: calls /api/health once the server listens, prints "ready"
+ * with the server's resident memory), detached from this process so the server never has to reap it.
+ */
+async function announceReadiness(port: number, serverPid: number): Promise<void> {
+  const startedAt = Math.round(Date.now() - (performance.now() - started));
+  const script = path.join(ROOT, "scripts", "start-ready.mjs");
+  const args = [script, "--detach", String(port), String(startedAt), String(serverPid)];
+  await exitCodeOf(spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] }));
+}
+
+/**
+ * Processes this one started and that still run (tsx's esbuild service). Stopped before execve: the server would
+ * never reap them, so they would stay behind as defunct entries for its lifetime. Linux (/proc) only; elsewhere none.
+ */
+async function stopOwnChildren(): Promise<void> {
+  const children = (): number[] => {
+    try {
+      return fs
+        .readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((entry) => {
+          try {
+            const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+            return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+          } catch {
+            return false; // ended meanwhile
+          }
+        })
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  for (const pid of children()) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // ended meanwhile
+    }
+  }
+  // Reaped by the code that started them (Node's own child handling) once they exit.
+  for (let i = 0; i < 40 && children().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 function exitCodeOf(proc: ChildProcess): Promise<number> {
@@ -178,64 +250,6 @@ async function ensureBuild(): Promise<void> {
   });
 }
 
-/** Asks the server to open the database once it listens; reports when the app is fully ready. */
-async function warmUp(port: number, server: ChildProcess): Promise<void> {
-  const url = `http://127.0.0.1:${port}/api/health`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline && server.exitCode === null) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(60_000) });
-      const body = (await res.json()) as { ok?: boolean; database?: string };
-      if (stopping) return;
-      if (res.ok && body.ok) {
-        const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        say(`ready in ${seconds} s (database: ${body.database}) — rss ${serverRss(server)}`);
-      } else {
-        say("warning: the database is not healthy; see the server log above.");
-      }
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
-
-/** Resident memory of the whole app: this launcher, the server and any processes it forks, for the start-up report. */
-function serverRss(server: ChildProcess): string {
-  try {
-    const parents = new Map<number, number>();
-    for (const entry of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-        // Fields after the command name, which is in parentheses and may contain spaces.
-        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-        parents.set(Number(entry), ppid);
-      } catch {
-        // the process ended while we looked
-      }
-    }
-    const tree = new Set([process.pid, server.pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [pid, ppid] of parents) {
-        if (tree.has(ppid) && !tree.has(pid)) {
-          tree.add(pid);
-          grew = true;
-        }
-      }
-    }
-    let kb = 0;
-    for (const pid of tree) {
-      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-      kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    }
-    return `${Math.round(kb / 1024)} MB`;
-  } catch {
-    return "unknown";
-  }
-}
-
 async function main(): Promise<void> {
   // Next reads these files itself; load them here first (the real environment wins) so that a bad value in
   // them stops start-up too, instead of surfacing at the first request.
@@ -256,13 +270,21 @@ async function main(): Promise<void> {
   const hostname = config.HOSTNAME;
   const shown = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
   say(`starting on http://${shown}:${port} (listening on ${hostname}) with Node.js ${process.versions.node}`);
-  const server = runNext(
-    ["start", "--port", port, "--hostname", hostname],
-    // NEXT_MANUAL_SIG_HANDLE: Next's own handler closes the HTTP server and exits 143 without closing our
-    // database; with it set, server/lifecycle/graceful-shutdown.ts drains, closes the database and exits 0.
-    childEnv({ NODE_ENV: "production", PORT: port, HOSTNAME: hostname, NEXT_MANUAL_SIG_HANDLE: "1" }),
-  );
-  void warmUp(config.PORT, server);
+  const memory = serverMemorySettings();
+  const args = ["start", "--port", port, "--hostname", hostname];
+  // NEXT_MANUAL_SIG_HANDLE: Next's own handler closes the HTTP server and exits 143 without closing our
+  // database; with it set, server/lifecycle/graceful-shutdown.ts drains, closes the database and exits 0.
+  const env = childEnv({ NODE_ENV: "production", PORT: port, HOSTNAME: hostname, NEXT_MANUAL_SIG_HANDLE: "1" });
+  Object.assign(env, memory.env);
+  if (typeof process.execve === "function") {
+    await announceReadiness(config.PORT, process.pid);
+    await stopOwnChildren();
+    // This process's work is done; staying beside the server to forward signals would keep ~90 MB resident
+    // (Node, tsx and its esbuild service) for the app's lifetime.
+    process.execve(process.execPath, [process.execPath, ...memory.flags, nextBin, ...args], env);
+  }
+  const server = runNext(args, env, memory.flags);
+  await announceReadiness(config.PORT, server.pid as number);
   process.exit(await exitCodeOf(server));
 }
 

@@ -9,7 +9,13 @@ import type { PGliteOptions } from "@electric-sql/pglite";
  * temporary instance that peaks at 650–830 MB and leaves 200–450 MB behind, so we run it in a
  * throw-away child process; (2) shared_buffers, which PGlite touches in full at start (~1.1 MB RSS per
  * MB; default 128 MB); (3) its WASM heap, which never shrinks, so work_mem / maintenance_work_mem stay
- * small. Type-only import of PGlite: prisma.config.ts loads this file and must not pull in the runtime.
+ * small. With these, the running app's WASM memory (128 MB reserved) stays ~30 MB resident through five
+ * cron passes over 200 trackers (`npm run bench -- memory`). What else the database costs the server
+ * process is bounded elsewhere: compiling PGlite's WebAssembly to optimised code leaves 70–90 MB in
+ * malloc's heaps unless glibc returns large blocks (MALLOC_MMAP_THRESHOLD_, set by scripts/start.ts for
+ * the server), and Prisma's adapter no longer copies PGlite's parser table per statement
+ * (db-pglite-prisma.ts). Type-only import of PGlite: prisma.config.ts loads this file and must not pull
+ * in the runtime.
  */
 
 /** The PGlite data directory inside DATA_DIR; DATA_DIR itself may hold other app data later. */

@@ -41,14 +41,15 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
   let pglite: PGlite | undefined;
   try {
     // Loaded on demand: a PostgreSQL deployment never loads the WASM database, and vice versa.
-    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+    const [{ PGlite }, { PrismaPGlite }, { pgliteForPrisma }] = await Promise.all([
       import("@electric-sql/pglite"),
       import("pglite-prisma-adapter"),
+      import("./db-pglite-prisma"),
     ]);
     if (dataDir) await initClusterInChild(dataDir, PGlite.defaultStartParams);
     pglite = await PGlite.create(pgliteOptions(dataDir, PGlite.defaultStartParams));
     const migrations = await applyMigrations(pgliteRunner(pglite));
-    const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const db = new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) });
     const opened = pglite;
     return {
       db,

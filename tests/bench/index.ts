@@ -1,6 +1,7 @@
 import "../../scripts/require-node.mjs"; // first: refuse to run on another Node.js major
 import { execFileSync } from "node:child_process";
 import os from "node:os";
+import { adapterBenchmark } from "./adapter.bench";
 import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
@@ -14,7 +15,14 @@ import { refreshBenchmark } from "./refresh.bench";
  * absolute rates depend on the machine and are for orientation only. See tests/bench/README.md.
  */
 
-const BENCHMARKS: TBenchmark[] = [corpusBenchmark, feedBenchmark, refreshBenchmark, peerBenchmark, memoryBenchmark];
+const BENCHMARKS: TBenchmark[] = [
+  corpusBenchmark,
+  feedBenchmark,
+  refreshBenchmark,
+  peerBenchmark,
+  adapterBenchmark,
+  memoryBenchmark,
+];
 
 function gitRevision(): string {
   try {

@@ -8,6 +8,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { inject } from "vitest";
 import { applyMigrations, createPostgresDb, pgClientRunner, pgliteRunner, readMigrations, type TDb } from "@/server/db";
 import { pgliteOptions } from "@/server/db-pglite";
+import { pgliteForPrisma } from "@/server/db-pglite-prisma";
 import { PrismaClient } from "@/server/generated/prisma/client";
 
 /**
@@ -64,7 +65,7 @@ export async function createTestDb(): Promise<TTestDb> {
     ...pgliteOptions(undefined, PGlite.defaultStartParams),
     loadDataDir: new Blob([fs.readFileSync(template)]),
   });
-  const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const db = new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) });
   return {
     db,
     pglite,
