@@ -89,7 +89,7 @@ describe("data directory lock", () => {
         await new Promise<string>((resolve) => parent.stdout?.once("data", (d) => resolve(String(d)))),
       );
       await expect
-        .poll(() => fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0], { timeout: 5000 })
+        .poll(() => fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0], { timeout: 15_000 })
         .toBe("Z");
       const dir = freshDir();
       writeLock(dir, pid);
@@ -97,6 +97,7 @@ describe("data directory lock", () => {
       expect(JSON.parse(fs.readFileSync(lockPathFor(dir), "utf8")).pid).toBe(process.pid);
       release();
     },
+    30_000, // spawning a shell on a busy machine can take seconds
   );
 
   it("takes over a lock left by an earlier run with our own pid (containers reuse pids)", () => {
