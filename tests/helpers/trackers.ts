@@ -54,3 +54,20 @@ export function localCapabilityConfig(
     },
   });
 }
+
+/** A one-field definition many refresh tests share: the USD price in `#price`, material on a `relative` move. */
+export function cssPriceDefinition(relative: number) {
+  return {
+    fields: [
+      {
+        name: "price",
+        type: "money",
+        currency: "USD",
+        description: "Price",
+        extractor: { kind: "css", selector: "#price" },
+      },
+    ],
+    identityRule: { kind: "canonical_url" },
+    materiality: { price: { kind: "numeric", relative } },
+  };
+}

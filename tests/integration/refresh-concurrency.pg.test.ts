@@ -3,26 +3,14 @@ import { createPostgresDb, type TDbHandle } from "@/server/db";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
-import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
  * Concurrency on a real PostgreSQL: two "processes" (separate clients and connection pools) fire 20
  * refreshes of one tracker at the same moment. The lease and the idempotency key must make exactly one
  * of them do the work.
  */
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.01 } },
-};
+const definition = cssPriceDefinition(0.01);
 
 describe.skipIf(!hasPostgres)("refresh concurrency on PostgreSQL", () => {
   let pg: TPostgresTestDb;

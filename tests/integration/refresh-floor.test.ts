@@ -4,7 +4,7 @@ import { runDueRefreshes } from "@/server/triggers";
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
  * Issue "Refresh at the floor": an unchanged page costs one read and one write — counted here as the
@@ -12,19 +12,7 @@ import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers"
  * with its answer, so its idempotency key replays without a fetch.
  */
 
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 } },
-};
+const definition = cssPriceDefinition(0.05);
 
 const body = (price: string) =>
   `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;

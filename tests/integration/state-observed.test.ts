@@ -3,26 +3,14 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { getTrackerOverview, getTrackersList } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
  * Issue #14, "observed and baseline, both kept": a numeric rule that calls a move noise keeps the old value
  * as the baseline the rules compare against (so drift still crosses the threshold), while the state says
  * what the page says now.
  */
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 } },
-};
+const definition = cssPriceDefinition(0.05);
 
 let t: TTestDb;
 let site: TFixtureSite;
