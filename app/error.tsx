@@ -17,7 +17,9 @@ export default function ErrorPage({ error, reset }: { error: Error & { digest?: 
       <h1 className="text-lg font-semibold">Something went wrong</h1>
       <p className="mt-2 text-sm text-stone-700 dark:text-stone-300">
         This page could not be shown. It has been logged; please try again.
-        {error.digest ? <span className="block text-xs text-stone-500">Reference: {error.digest}</span> : null}
+        {error.digest ? (
+          <span className="block text-xs text-stone-600 dark:text-stone-400">Reference: {error.digest}</span>
+        ) : null}
       </p>
       <button type="button" onClick={reset} className={`${buttonPrimary} mt-4`}>
         Try again

@@ -22,7 +22,7 @@ function PlainCard({ item }: { item: TFeedItem }) {
   return (
     <div className="flex flex-col gap-1">
       <h3 className="text-base font-semibold">{title}</h3>
-      <p className="text-sm text-stone-500">
+      <p className="text-sm text-stone-600 dark:text-stone-400">
         <LocalTime value={item.timestamp} />
       </p>
     </div>

@@ -56,7 +56,7 @@ export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
     Heading: ({ props }) => <h3 className="text-base font-semibold">{props.text}</h3>,
     Text: ({ props }) => (
       <p
-        className={`text-sm ${props.tone === "danger" ? "text-red-700 dark:text-red-300" : props.tone === "muted" ? "text-stone-500" : ""}`}
+        className={`text-sm ${props.tone === "danger" ? "text-red-700 dark:text-red-300" : props.tone === "muted" ? "text-stone-600 dark:text-stone-400" : ""}`}
       >
         {props.text}
       </p>
@@ -64,7 +64,7 @@ export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
     ChangeRow: ({ props }) => (
       <div className="flex flex-wrap items-baseline gap-2 text-sm" data-testid="change-row">
         <span className="font-medium">{props.field}</span>
-        <span className="text-stone-500 line-through">{props.from}</span>
+        <span className="text-stone-600 dark:text-stone-400 line-through">{props.from}</span>
         <span aria-hidden="true">→</span>
         <span className="sr-only">changed to</span>
         <span className="font-semibold">{props.to}</span>
@@ -91,7 +91,7 @@ export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
       <ol className="flex gap-3 overflow-x-auto text-xs" aria-label="Next hours">
         {props.hours.map((h) => (
           <li key={h.time} className="flex flex-col items-center">
-            <span className="text-stone-500">{h.time}</span>
+            <span className="text-stone-600 dark:text-stone-400">{h.time}</span>
             <span className="font-medium">{Math.round(h.temperature)}°</span>
             {h.precipitation != null ? (
               <span className="text-sky-700 dark:text-sky-300">{h.precipitation}%</span>

@@ -52,7 +52,7 @@ export function FeedView() {
 
   if (feed.isPending) {
     return (
-      <p role="status" className="text-sm text-stone-500">
+      <p role="status" className="text-sm text-stone-600 dark:text-stone-400">
         Loading your feed…
       </p>
     );

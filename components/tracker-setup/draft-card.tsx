@@ -74,7 +74,7 @@ export function DraftCard({
         <h2 id="draft-card-title" className="text-base font-semibold">
           Draft definition{version ? ` (v${version})` : ""}
         </h2>
-        <span className="text-xs text-stone-500" data-testid="draft-field-count" aria-live="polite">
+        <span className="text-xs text-stone-600 dark:text-stone-400" data-testid="draft-field-count" aria-live="polite">
           {streaming ? "writing… " : ""}
           {draft ? `${draft.fields.length} field${draft.fields.length === 1 ? "" : "s"}` : ""}
         </span>
@@ -197,7 +197,7 @@ function FieldRow({
     >
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <span className="font-mono font-medium">{field.name}</span>
-        <span className="text-xs text-stone-500" data-testid="draft-field-type">
+        <span className="text-xs text-stone-600 dark:text-stone-400" data-testid="draft-field-type">
           {field.type}
           {field.unit ? ` · ${field.unit}` : ""}
           {field.extractor ? ` · ${field.extractor}` : ""}

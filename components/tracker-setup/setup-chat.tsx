@@ -202,12 +202,12 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
           ) : null}
           <ChatBubbles bubbles={bubbles} />
           {busy && progress ? (
-            <li className="text-sm text-stone-500" role="status" data-testid="chat-status">
+            <li className="text-sm text-stone-600 dark:text-stone-400" role="status" data-testid="chat-status">
               {progress}
             </li>
           ) : null}
           {busy && !progress && !replyStarted ? (
-            <li className="text-sm text-stone-500" role="status">
+            <li className="text-sm text-stone-600 dark:text-stone-400" role="status">
               Thinking…
             </li>
           ) : null}
