@@ -68,15 +68,14 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
     options.onPass?.(summary);
     if (!options.signal.aborted) await runMaintenance(db); // retention (DESIGN §4) and stale drafts: hourly, never throws
     // Background enhancement for owners of changed trackers (and the 15-minute context sweep): detached, so the
-    // claim loop does not wait on model calls; tracked, so a graceful shutdown lets it finish.
-    if (!options.signal.aborted) {
-      detachedDefer(() =>
-        enhanceAfterPass(db, {
-          changedUserIds: changed,
-          ...(options.onEnhanced ? { onEnhanced: options.onEnhanced } : {}),
-        }),
-      );
-    }
+    // claim loop does not wait on model calls; tracked, so a graceful shutdown lets it finish (also after the
+    // last pass: the changes it recorded are not left without their briefing).
+    detachedDefer(() =>
+      enhanceAfterPass(db, {
+        changedUserIds: changed,
+        ...(options.onEnhanced ? { onEnhanced: options.onEnhanced } : {}),
+      }),
+    );
     if (summary.claimed > 0) {
       log.info("worker pass", {
         claimed: summary.claimed,
