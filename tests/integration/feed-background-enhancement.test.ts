@@ -82,6 +82,12 @@ async function change(who: { trackerId: string }, price: string) {
   await t.db.tracker.update({ where: { id: who.trackerId }, data: { nextRunAt: new Date(Date.now() - 1000) } });
 }
 
+/** Refreshes in rules mode against the local fixture site. */
+const rulesMode = () => ({
+  models: { filler: null, judge: null },
+  capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
+});
+
 const cron = () =>
   handleCronRefresh(
     new Request("http://app/api/cron/refresh", { method: "POST", headers: { authorization: `Bearer ${SECRET}` } }),
@@ -90,10 +96,7 @@ const cron = () =>
       secret: SECRET,
       budgetMs: 20_000,
       concurrency: 2,
-      refreshOptions: {
-        models: { filler: null, judge: null },
-        capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
-      },
+      refreshOptions: rulesMode(),
       now: () => clock,
       defer: captureDefer,
       onEnhanced: (userId, outcome) => outcomes.push([userId, outcome]),
@@ -265,10 +268,7 @@ describe("background enhancement from refresh-now and the worker", () => {
         trigger: "manual",
         defer: (task) => void deferred.push(task()),
       },
-      {
-        models: { filler: null, judge: null },
-        capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
-      },
+      rulesMode(),
     );
     expect(result.outcome).toBe("material");
     expect(deferred).toHaveLength(1);
@@ -289,10 +289,7 @@ describe("background enhancement from refresh-now and the worker", () => {
       budgetMs: 20_000,
       pollMs: 10,
       signal: stop.signal,
-      refreshOptions: {
-        models: { filler: null, judge: null },
-        capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
-      },
+      refreshOptions: rulesMode(),
       onPass: (summary) => {
         if (summary.claimed > 0) stop.abort();
       },
