@@ -9,6 +9,7 @@ import {
   pgliteRunner,
   type TApplyResult,
 } from "./db-migrate";
+import { attachHotDriver, pgliteHotDriver, postgresHotDriver } from "./db-hot-statements";
 import { embeddedDatabaseDir, initClusterInChild, pgliteOptions } from "./db-pglite";
 import { getEnv } from "./env";
 import { AppError } from "./errors";
@@ -49,7 +50,10 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
     if (dataDir) await initClusterInChild(dataDir, PGlite.defaultStartParams);
     pglite = await PGlite.create(pgliteOptions(dataDir, PGlite.defaultStartParams));
     const migrations = await applyMigrations(pgliteRunner(pglite));
-    const db = new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) });
+    const db = attachHotDriver(
+      new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) }),
+      await pgliteHotDriver(pglite),
+    );
     const opened = pglite;
     return {
       db,
@@ -77,8 +81,13 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
  * with a confusing query error.
  */
 export async function createPostgresDb(url: string, options: { checkMigrations?: boolean } = {}): Promise<TDbHandle> {
-  const { PrismaPg } = await import("@prisma/adapter-pg");
-  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+  const [{ PrismaPg }, { default: pg }] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
+  // Our pool (Prisma's adapter ends it on disconnect): the hot statements go to it directly, named.
+  const pool = new pg.Pool({ connectionString: url });
+  const db = attachHotDriver(
+    new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+    postgresHotDriver(pool),
+  );
   const close = () => db.$disconnect();
   if (options.checkMigrations) {
     try {

@@ -11,6 +11,7 @@ import {
   addResources,
   assertDbAvailable,
   DB_FLAG,
+  STATEMENTS_FLAG,
   dbKinds,
   markResources,
   NO_RESOURCES,
@@ -19,6 +20,7 @@ import {
   type TBenchDb,
   type TBenchDbChoice,
   type TBenchDbKind,
+  type TBenchStatements,
   type TResources,
 } from "./bench-db";
 import { BENCH_DECISION, BENCH_DEFINITION, fillRecordings, quietLogger } from "./bench-trackers";
@@ -141,14 +143,14 @@ const FLAGS = {
   },
 } satisfies Record<keyof TOptions, TBenchFlag>;
 
-type TRunOptions = TOptions & { db: TBenchDbChoice };
+type TRunOptions = TOptions & { db: TBenchDbChoice; statements: TBenchStatements };
 
 function readOptions(args: TBenchArgs): TRunOptions {
   const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
   if (o.maxKb < o.minKb) {
     throw new BenchUsageError(`--max-kb (${o.maxKb}) must not be smaller than --min-kb (${o.minKb}).`);
   }
-  return { ...o, db: choiceOption(args, DB_FLAG) };
+  return { ...o, db: choiceOption(args, DB_FLAG), statements: choiceOption(args, STATEMENTS_FLAG) };
 }
 
 type TTarget = { page: TBenchPage; url: string; trackerId: string; floorEntityId: string; floorSalt: string };
@@ -508,7 +510,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
   let models: TModelServer | undefined;
   try {
     [bench, site, models] = await Promise.all([
-      openBenchDb(kind),
+      openBenchDb(kind, o.statements),
       startFixtureSite(),
       startModelServer({ recordings: fillRecordings(o.modelLatencyMs) }),
     ]);
@@ -878,7 +880,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
   out(
     `refresh: ${o.trackers} web.scrape trackers, ${o.rounds} measured rounds (+1 warm-up), ${perRound} page(s) change price per round, ` +
       `concurrency ${o.concurrency} per side, pages ${o.minKb}–${o.maxKb} KB (mean ${fmt(avgKb)} KB), ` +
-      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}`,
+      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}, hot statements ${o.statements}`,
   );
   out(
     "  hot loop = refreshTracker(): run row + idempotency lookup + lease + web.scrape (fetch + format) + usage-ledger row",
@@ -903,7 +905,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
 export const refreshBenchmark: TBenchmark = {
   name: "refresh",
   description: "refresh hot loop vs a bare fetch+hash+update floor over the same fixture pages",
-  flags: [...Object.values(FLAGS), DB_FLAG],
+  flags: [...Object.values(FLAGS), DB_FLAG, STATEMENTS_FLAG],
   validate: (args) => assertDbAvailable(readOptions(args).db, args),
   run: runRefreshBench,
 };
