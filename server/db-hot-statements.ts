@@ -72,10 +72,7 @@ export function detachHotDriver(db: object): void {
  * Runs one hot statement: named and straight to the driver when `db` has one attached, else `$queryRaw`.
  * Rows as objects keyed by column name (the caller validates them, e.g. with zod).
  */
-export async function queryHot<T extends TRow>(
-  db: Pick<PrismaClient, "$queryRaw">,
-  sql: Prisma.Sql,
-): Promise<T[]> {
+export async function queryHot<T extends TRow>(db: Pick<PrismaClient, "$queryRaw">, sql: Prisma.Sql): Promise<T[]> {
   const driver = drivers.get(db);
   const name = driver ? statementName(sql.text) : null;
   if (!driver || name === null) return db.$queryRaw<T[]>(sql);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
 import { describeConnectionError, describePostgresUrl } from "./db-connection-error";
+import { attachHotDriver, pgliteHotDriver, postgresHotDriver } from "./db-hot-statements";
 import { acquireDataDirLock } from "./db-lock";
 import {
   applyMigrations,
@@ -9,7 +10,6 @@ import {
   pgliteRunner,
   type TApplyResult,
 } from "./db-migrate";
-import { attachHotDriver, pgliteHotDriver, postgresHotDriver } from "./db-hot-statements";
 import { embeddedDatabaseDir, initClusterInChild, pgliteOptions } from "./db-pglite";
 import { getEnv } from "./env";
 import { AppError } from "./errors";
@@ -82,13 +82,16 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
  */
 export async function createPostgresDb(url: string, options: { checkMigrations?: boolean } = {}): Promise<TDbHandle> {
   const [{ PrismaPg }, { default: pg }] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
-  // Our pool (Prisma's adapter ends it on disconnect): the hot statements go to it directly, named.
+  // Our own pool, shared with Prisma's adapter: the refresh hot path's statements go to it directly, named
+  // (db-hot-statements.ts). An idle connection the server drops is replaced on next use, not a crash.
   const pool = new pg.Pool({ connectionString: url });
-  const db = attachHotDriver(
-    new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
-    postgresHotDriver(pool),
-  );
-  const close = () => db.$disconnect();
+  pool.on("error", (error) => logger.warn("idle database connection lost", { message: error.message }));
+  const db = attachHotDriver(new PrismaClient({ adapter: new PrismaPg(pool) }), postgresHotDriver(pool));
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= db.$disconnect().finally(() => pool.end());
+    return closing;
+  };
   if (options.checkMigrations) {
     try {
       await assertMigrated(db, describePostgresUrl(url));

@@ -8,11 +8,11 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
 import {
   assertDbAvailable,
   DB_FLAG,
-  STATEMENTS_FLAG,
   dbKinds,
   markResources,
   openBenchDb,
   resourcesSince,
+  STATEMENTS_FLAG,
   type TBenchDb,
   type TBenchDbKind,
   type TResources,

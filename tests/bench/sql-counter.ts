@@ -1,7 +1,7 @@
-import { hotStatementText } from "@/server/db-hot-statements";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
+import { hotStatementText } from "@/server/db-hot-statements";
 
 /**
  * Counts the SQL statements and transactions the app sends, and times them, at the driver: on PGlite by

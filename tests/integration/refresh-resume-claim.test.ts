@@ -15,7 +15,8 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "
  */
 
 const LEASE_MS = 9_000;
-const body = (price: string) => `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
+const body = (price: string) =>
+  `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
 
 let t: TTestDb;
 let site: TFixtureSite;
@@ -69,7 +70,10 @@ async function observed<T>(trackerId: string, work: (onStep: TRefreshOptions["on
       if (event.step === "crawl" && event.status === "running") {
         // Started now (a Prisma query runs when awaited); the page is served slowly, so this reads mid-run.
         duringCrawl = Promise.resolve(
-          t.db.tracker.findUniqueOrThrow({ where: { id: trackerId }, select: { leaseToken: true, leaseExpiresAt: true } }),
+          t.db.tracker.findUniqueOrThrow({
+            where: { id: trackerId },
+            select: { leaseToken: true, leaseExpiresAt: true },
+          }),
         );
       }
     });
