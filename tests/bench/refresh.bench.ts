@@ -1,5 +1,7 @@
 import { executeCapability, hashStructuredDocument, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
+import { queryHot } from "@/server/db-hot-statements";
+import { Prisma } from "@/server/generated/prisma/client";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "@/server/intelligence/refresh";
 import { ensureEntity, writeCurrentState } from "@/server/timeline";
 import { createTracker } from "@/server/trackers";
@@ -256,10 +258,13 @@ async function floorRefresh(
   if (envelope.status !== "completed" || document === undefined) return null;
   const contentHash = hashStructuredDocument(document, t.floorSalt);
   const t2 = performance.now();
-  await db.entityCurrentState.updateMany({
-    where: { entityId: t.floorEntityId },
-    data: { contentHash, lastCheckedAt: new Date() },
-  });
+  // The same path the hot loop's statements take (named on the driver, or `$queryRaw` with --statements
+  // unnamed), so the floor stays the cheapest way to write one row, not Prisma's model layer.
+  await queryHot(
+    db,
+    Prisma.sql`UPDATE "EntityCurrentState" SET "contentHash" = ${contentHash}, "lastCheckedAt" = ${new Date()}
+      WHERE "entityId" = ${t.floorEntityId}`,
+  );
   const t3 = performance.now();
   const changed = lastHash.get(t.floorEntityId) !== contentHash;
   lastHash.set(t.floorEntityId, contentHash);
