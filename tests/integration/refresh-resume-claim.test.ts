@@ -4,7 +4,7 @@ import { claimDueTrackers, type TLoadedTracker } from "@/server/intelligence/tra
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
  * A claimed tracker waits in its claimer's queue until a lane is free (run-due-refreshes.ts). Before it runs,
@@ -15,9 +15,6 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "
  */
 
 const LEASE_MS = 9_000;
-const body = (price: string) =>
-  `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
-
 let t: TTestDb;
 let site: TFixtureSite;
 
@@ -41,7 +38,7 @@ const options = (at: Date, extra: Partial<TRefreshOptions> = {}): TRefreshOption
 
 /** One active tracker with its baseline, due at `due`; every other tracker not due. */
 async function dueTracker(path: string, due: Date): Promise<string> {
-  site.setPage(path, { body: body("$10.00") });
+  site.setPage(path, { body: priceBody("$10.00") });
   const { tracker } = await createActiveTracker(t.db, {
     capability: "web.scrape",
     capabilityInput: { url: site.urlFor(path) },
@@ -50,7 +47,7 @@ async function dueTracker(path: string, due: Date): Promise<string> {
   expect((await refreshTracker(t.db, tracker.id, options(new Date()))).outcome).toBe("baseline");
   await t.db.tracker.updateMany({ data: { nextRunAt: null } });
   await t.db.tracker.update({ where: { id: tracker.id }, data: { nextRunAt: due } });
-  site.setPage(path, { body: body("$10.00"), delayMs: 150 }); // same document, new bytes
+  site.setPage(path, { body: priceBody("$10.00"), delayMs: 150 }); // same document, new bytes
   return tracker.id;
 }
 

@@ -5,7 +5,7 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { claimDueTrackers } from "@/server/intelligence/tracker-store";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb, testDatabaseUrl } from "../helpers/db";
-import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
  * The claim's "stale" fallback on a real PostgreSQL (claim-due-trackers.ts). The claim reads each bundle
@@ -20,8 +20,6 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "
  */
 
 const LEASE_MS = 60_000;
-const body = (price: string) =>
-  `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
 const GATE_LOCK = 7_130_013;
 
 describe.skipIf(!hasPostgres)("a claimed bundle that went stale before the claim locked its tracker", () => {
@@ -60,7 +58,7 @@ describe.skipIf(!hasPostgres)("a claimed bundle that went stale before the claim
   });
 
   it("is marked stale, and its refresh re-reads the state: a page back at the old price is a change", async () => {
-    site.setPage("/stale", { body: body("$10.00") });
+    site.setPage("/stale", { body: priceBody("$10.00") });
     const { tracker } = await createActiveTracker(db.db, {
       capability: "web.scrape",
       capabilityInput: { url: site.urlFor("/stale") },
@@ -105,7 +103,7 @@ describe.skipIf(!hasPostgres)("a claimed bundle that went stale before the claim
       .toBe(1);
 
     // The claim has its snapshot and waits at the gate. Another run records a change to $20 and commits.
-    site.setPage("/stale", { body: body("$20.00") });
+    site.setPage("/stale", { body: priceBody("$20.00") });
     expect((await refreshTracker(db.db, tracker.id, options(new Date()))).outcome).toBe("material");
     const hashAt20 = (await db.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId: tracker.id } } }))
       .contentHash;
@@ -121,7 +119,7 @@ describe.skipIf(!hasPostgres)("a claimed bundle that went stale before the claim
     expect(bundle.stale).toBe(true);
 
     // The page is back at $10: the same hash as the stale bundle's. Trusting it would answer "unchanged".
-    site.setPage("/stale", { body: body("$10.00") });
+    site.setPage("/stale", { body: priceBody("$10.00") });
     const result = await refreshTracker(db.db, tracker.id, { ...options(claimNow), claimed: bundle });
     expect(result).toMatchObject({ status: "completed", outcome: "material" });
     const state = await db.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId: tracker.id } } });
