@@ -500,6 +500,15 @@ type TDbSummary = {
   failed: boolean;
 };
 
+/**
+ * The floor's CPU per refresh over the hot loop's (this process + PostgreSQL backends where measured): what the
+ * throughput ratio tends to when both sides are CPU-bound, and steadier than it on a machine other work shares.
+ */
+function cpuRatio(hot: TResources, floor: TResources): number {
+  const total = (r: TResources) => r.cpuMs + (Number.isFinite(r.serverCpuMs) ? r.serverCpuMs : 0);
+  return total(floor) / total(hot);
+}
+
 function meanScope(scopes: readonly TStatementScope[]): TStatementScope {
   return { statements: mean(scopes.map((s) => s.statements)), control: mean(scopes.map((s) => s.control)) };
 }
@@ -676,7 +685,12 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
           perRefresh((r) => r.floor.transactions, 2),
           "",
         ],
-        ["CPU ms / refresh, this process", fmt(hotRes.cpuMs, 2), fmt(floorRes.cpuMs, 2), ""],
+        [
+          "CPU ms / refresh, this process",
+          fmt(hotRes.cpuMs, 2),
+          fmt(floorRes.cpuMs, 2),
+          fmt(cpuRatio(hotRes, floorRes), 3),
+        ],
         [
           "CPU ms / refresh, PostgreSQL backends",
           serverCpuCell(kind, hotRes.serverCpuMs),
@@ -854,6 +868,7 @@ function compareDatabases(summaries: TDbSummary[], out: (line: string) => void):
       ["hot loop, per refresh", ...col((s) => s.kind)],
       ["hot/floor (median of rounds)", ...col((s) => fmt(s.ratio, 3))],
       ["hot/floor (min–max)", ...col((s) => s.ratioRange)],
+      ["hot/floor by CPU (floor CPU / hot CPU)", ...col((s) => fmt(cpuRatio(s.hot, s.floorResources), 3))],
       ["hot loop refreshes/s", ...col((s) => fmt(s.hotRate))],
       ["floor refreshes/s", ...col((s) => fmt(s.floorRate))],
       [
