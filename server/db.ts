@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
 import { describeConnectionError, describePostgresUrl } from "./db-connection-error";
+import { attachHotDriver, pgliteHotDriver, postgresHotDriver } from "./db-hot-statements";
 import { acquireDataDirLock } from "./db-lock";
 import {
   applyMigrations,
@@ -49,7 +50,10 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
     if (dataDir) await initClusterInChild(dataDir, PGlite.defaultStartParams);
     pglite = await PGlite.create(pgliteOptions(dataDir, PGlite.defaultStartParams));
     const migrations = await applyMigrations(pgliteRunner(pglite));
-    const db = new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) });
+    const db = attachHotDriver(
+      new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) }),
+      await pgliteHotDriver(pglite),
+    );
     const opened = pglite;
     return {
       db,
@@ -77,9 +81,17 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
  * with a confusing query error.
  */
 export async function createPostgresDb(url: string, options: { checkMigrations?: boolean } = {}): Promise<TDbHandle> {
-  const { PrismaPg } = await import("@prisma/adapter-pg");
-  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
-  const close = () => db.$disconnect();
+  const [{ PrismaPg }, { default: pg }] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
+  // Our own pool, shared with Prisma's adapter: the refresh hot path's statements go to it directly, named
+  // (db-hot-statements.ts). An idle connection the server drops is replaced on next use, not a crash.
+  const pool = new pg.Pool({ connectionString: url });
+  pool.on("error", (error) => logger.warn("idle database connection lost", { message: error.message }));
+  const db = attachHotDriver(new PrismaClient({ adapter: new PrismaPg(pool) }), postgresHotDriver(pool));
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= db.$disconnect().finally(() => pool.end());
+    return closing;
+  };
   if (options.checkMigrations) {
     try {
       await assertMigrated(db, describePostgresUrl(url));

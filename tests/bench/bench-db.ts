@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { applyMigrations, describePostgresUrl, pgClientRunner, type TDb } from "@/server/db";
+import { attachHotDriver, detachHotDriver, postgresHotDriver } from "@/server/db-hot-statements";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { createTestDb, testDatabaseUrl, urlForDatabase, withAdminClient } from "../helpers/db";
 import { BenchUsageError, type TBenchArgs, type TBenchChoiceFlag } from "./harness";
@@ -29,6 +30,17 @@ export const DB_FLAG: TBenchChoiceFlag<TBenchDbChoice> = {
   default: "pglite",
   choices: ["pglite", "postgres", "both"],
   description: "database: in-memory PGlite, a throw-away database on TEST_DATABASE_URL's PostgreSQL, or both",
+};
+
+/** Before/after for the hot statements (server/db-hot-statements.ts): named on the driver, or `$queryRaw`. */
+export type TBenchStatements = "named" | "unnamed";
+export const STATEMENTS_FLAG: TBenchChoiceFlag<TBenchStatements> = {
+  name: "statements",
+  env: "BENCH_STATEMENTS",
+  default: "named",
+  choices: ["named", "unnamed"],
+  description:
+    "the refresh hot path's statements: named prepared statements on the driver (as the app runs), or through Prisma's $queryRaw (before)",
 };
 
 export const BENCH_DATABASE_PREFIX = "bw_bench_";
@@ -87,8 +99,10 @@ export function cpuDeltaMs(before: TServerCpu | null, after: TServerCpu | null):
   return ns / 1e6;
 }
 
-export async function openBenchDb(kind: TBenchDbKind): Promise<TBenchDb> {
-  return kind === "pglite" ? openPglite() : openPostgres();
+export async function openBenchDb(kind: TBenchDbKind, statements: TBenchStatements = "named"): Promise<TBenchDb> {
+  const bench = kind === "pglite" ? await openPglite() : await openPostgres();
+  if (statements === "unnamed") detachHotDriver(bench.db);
+  return bench;
 }
 
 async function openPglite(): Promise<TBenchDb> {
@@ -146,7 +160,8 @@ async function openPostgres(): Promise<TBenchDb> {
     // terminates before its socket closed must not crash the run.
     pool.on("error", () => {});
     const sql = countPgPool(pool);
-    db = new PrismaClient({ adapter: new PrismaPg(pool) });
+    // As server/db.ts opens PostgreSQL: the hot statements named, on the same (counted) pool.
+    db = attachHotDriver(new PrismaClient({ adapter: new PrismaPg(pool) }), postgresHotDriver(pool));
     // The probes' own connection, outside the pool: never counted, never in the CPU figure.
     probe = new pg.Client({ connectionString: url });
     probe.on("error", () => {});

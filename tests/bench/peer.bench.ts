@@ -12,6 +12,7 @@ import {
   markResources,
   openBenchDb,
   resourcesSince,
+  STATEMENTS_FLAG,
   type TBenchDb,
   type TBenchDbKind,
   type TResources,
@@ -74,7 +75,7 @@ const FLAGS = {
 
 function readOptions(args: TBenchArgs) {
   const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
-  return { ...o, db: choiceOption(args, DB_FLAG) };
+  return { ...o, db: choiceOption(args, DB_FLAG), statements: choiceOption(args, STATEMENTS_FLAG) };
 }
 
 type TBellwetherSide = {
@@ -173,7 +174,7 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
   const pages = Array.from({ length: o.pages }, (_, i) => makeBenchPage(i, seed, { min: 20, max: 50 }));
   out(
     `peer: ${o.pages} unchanged fixture pages (20–50 KB, fresh nonces every round), ${o.concurrency} at a time per side, ` +
-      `${o.rounds} measured rounds after a baseline and a warm-up round, order rotating`,
+      `${o.rounds} measured rounds after a baseline and a warm-up round, order rotating; hot statements ${o.statements}`,
   );
   out(
     `  Bellwether = runDueRefreshes() (the cron/worker claim loop → refreshTracker) on ${kinds.join(", ")}; ` +
@@ -202,7 +203,7 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
     }
     for (const kind of kinds) {
       const [bench, models] = await Promise.all([
-        openBenchDb(kind),
+        openBenchDb(kind, o.statements),
         startModelServer({ recordings: fillRecordings(0) }),
       ]);
       sides.push({ kind, bench, models, warnings: [] });
@@ -366,7 +367,7 @@ export async function runPeerBench(args: TBenchArgs, out: (line: string) => void
 export const peerBenchmark: TBenchmark = {
   name: "peer",
   description: "Bellwether's cron claim loop vs urlwatch over the same unchanged fixture pages (pages/s, ratio)",
-  flags: [...Object.values(FLAGS), DB_FLAG],
+  flags: [...Object.values(FLAGS), DB_FLAG, STATEMENTS_FLAG],
   validate: (args) => assertDbAvailable(readOptions(args).db, args),
   run: runPeerBench,
 };

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
+import { hotStatementText } from "@/server/db-hot-statements";
 
 /**
  * Counts the SQL statements and transactions the app sends, and times them, at the driver: on PGlite by
@@ -162,14 +163,40 @@ export function countSql(pglite: PGlite, options: { onStatement?: (sql: string) 
     }) as Promise<T>;
   };
 
+  // Named statements (server/db-hot-statements.ts) go through the wire-protocol API: each Bind executes one
+  // (one statement); the Parse that prepares a name once is part of its first execution, not counted apart.
+  const originalProtocol = pglite.execProtocol;
+  const countedProtocol = function (this: PGlite, ...args: Parameters<PGlite["execProtocol"]>) {
+    const message = args[0];
+    if (message[0] !== "B".charCodeAt(0)) return originalProtocol.apply(this, args);
+    const [, statement = ""] = cStrings(message, 5, 2);
+    return c.timed(hotStatementText(statement) ?? `EXECUTE ${statement}`, originalProtocol.apply(this, args));
+  } as PGlite["execProtocol"];
+
   pglite.query = countedQuery;
   pglite.exec = countedExec;
   pglite.transaction = countedTransaction as PGlite["transaction"];
+  pglite.execProtocol = countedProtocol;
   return c.api(() => {
     pglite.query = originalQuery;
     pglite.exec = originalExec;
     pglite.transaction = originalTransaction;
+    pglite.execProtocol = originalProtocol;
   });
+}
+
+/** `count` NUL-terminated strings of a protocol message from `offset` (after the type byte and length). */
+function cStrings(message: Uint8Array, offset: number, count: number): string[] {
+  const out: string[] = [];
+  const decoder = new TextDecoder();
+  let start = offset;
+  while (out.length < count && start <= message.length) {
+    const end = message.indexOf(0, start);
+    if (end < 0) break;
+    out.push(decoder.decode(message.subarray(start, end)));
+    start = end + 1;
+  }
+  return out;
 }
 
 /**

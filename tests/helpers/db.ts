@@ -7,6 +7,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { inject } from "vitest";
 import { applyMigrations, createPostgresDb, pgClientRunner, pgliteRunner, readMigrations, type TDb } from "@/server/db";
+import { attachHotDriver, pgliteHotDriver } from "@/server/db-hot-statements";
 import { pgliteOptions } from "@/server/db-pglite";
 import { pgliteForPrisma } from "@/server/db-pglite-prisma";
 import { PrismaClient } from "@/server/generated/prisma/client";
@@ -65,7 +66,11 @@ export async function createTestDb(): Promise<TTestDb> {
     ...pgliteOptions(undefined, PGlite.defaultStartParams),
     loadDataDir: new Blob([fs.readFileSync(template)]),
   });
-  const db = new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) });
+  // As the app opens it (server/db.ts): the refresh hot path's statements named, straight to PGlite.
+  const db = attachHotDriver(
+    new PrismaClient({ adapter: new PrismaPGlite(pgliteForPrisma(pglite)) }),
+    await pgliteHotDriver(pglite),
+  );
   return {
     db,
     pglite,

@@ -71,3 +71,8 @@ export function cssPriceDefinition(relative: number) {
     materiality: { price: { kind: "numeric", relative } },
   };
 }
+
+/** A page for `cssPriceDefinition`: the price in `#price`, and a fresh nonce so every render is byte-different. */
+export function priceBody(price: string): string {
+  return `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
+}

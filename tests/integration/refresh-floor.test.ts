@@ -4,7 +4,7 @@ import { runDueRefreshes } from "@/server/triggers";
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
  * Issue "Refresh at the floor": an unchanged page costs one read and one write — counted here as the
@@ -13,9 +13,6 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "
  */
 
 const definition = cssPriceDefinition(0.05);
-
-const body = (price: string) =>
-  `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
 
 let t: TTestDb;
 let site: TFixtureSite;
@@ -37,7 +34,7 @@ const options = (extra: Partial<TRefreshOptions> = {}): TRefreshOptions => ({
 });
 
 async function trackerAt(path: string, price: string) {
-  site.setPage(path, { body: body(price) });
+  site.setPage(path, { body: priceBody(price) });
   const { tracker } = await createActiveTracker(t.db, {
     capability: "web.scrape",
     capabilityInput: { url: site.urlFor(path) },
@@ -63,7 +60,7 @@ describe("statements per refresh", () => {
     const trackerId = await trackerAt("/floor", "$10.00");
     expect((await refreshTracker(t.db, trackerId, options())).outcome).toBe("baseline");
 
-    site.setPage("/floor", { body: body("$10.00") }); // byte-different (nonce), same document
+    site.setPage("/floor", { body: priceBody("$10.00") }); // byte-different (nonce), same document
     const unchanged = await counted(() => refreshTracker(t.db, trackerId, options()));
     expect(unchanged.value).toMatchObject({ status: "completed", outcome: "unchanged", modelCalls: 0 });
     expect(unchanged.statements).toBeLessThanOrEqual(2);
@@ -78,7 +75,7 @@ describe("statements per refresh", () => {
     expect(tracker.leaseToken).toBeNull();
     expect(tracker.nextRunAt?.getTime()).toBeGreaterThan(run.finishedAt?.getTime() ?? 0);
 
-    site.setPage("/floor", { body: body("$20.00") });
+    site.setPage("/floor", { body: priceBody("$20.00") });
     const changed = await counted(() => refreshTracker(t.db, trackerId, options()));
     expect(changed.value).toMatchObject({ status: "completed", outcome: "material" });
     // read + state read, then one transaction: fenced run + ledger, change row, state.
@@ -108,7 +105,7 @@ describe("statements per refresh", () => {
 describe("a refresh that meets one in flight", () => {
   it("with an Idempotency-Key is recorded with its answer; replaying the key returns it without a fetch", async () => {
     const trackerId = await trackerAt("/busy", "$10.00");
-    site.setPage("/busy", { body: body("$10.00"), delayMs: 400 });
+    site.setPage("/busy", { body: priceBody("$10.00"), delayMs: 400 });
     const first = refreshTracker(t.db, trackerId, options());
     await expect
       .poll(async () => (await t.db.tracker.findUniqueOrThrow({ where: { id: trackerId } })).leaseToken)
@@ -129,7 +126,7 @@ describe("a refresh that meets one in flight", () => {
 
   it("a live run keeps its short lease by renewing it: nobody takes over a slow page", async () => {
     const trackerId = await trackerAt("/slow", "$10.00");
-    site.setPage("/slow", { body: body("$10.00"), delayMs: 600 });
+    site.setPage("/slow", { body: priceBody("$10.00"), delayMs: 600 });
     const slow = refreshTracker(t.db, trackerId, options({ leaseMs: 150 }));
     await new Promise((r) => setTimeout(r, 350)); // > 2 lease lengths
     const other = await refreshTracker(t.db, trackerId, options({ leaseMs: 150 }));

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { TUsageInfo, TUsageLedger } from "../../capabilities";
 import type { TDb, TTx } from "../../db";
+import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
 import type { TModelUsage } from "../fill";
 import type { TExistingRun } from "../tracker-store";
@@ -106,9 +107,13 @@ export async function writeRunFinal(
     parts.push(Prisma.sql`"notify" AS (SELECT pg_notify(${input.notify.channel}, ${input.notify.payload}) FROM "run")`);
   }
   const notified = input.notify ? Prisma.sql`, (SELECT count(*) FROM "notify")::int AS "notified"` : Prisma.empty;
-  const rows = await db.$queryRaw<{ held: number }[]>`
+  // Named and straight to the driver outside a transaction (server/db-hot-statements.ts); `$queryRaw` inside one.
+  const rows = await queryHot<{ held: number }>(
+    db,
+    Prisma.sql`
     WITH ${Prisma.join(parts, ", ")}
-    SELECT (SELECT count(*) FROM "fence")::int AS "held"${notified}`;
+    SELECT (SELECT count(*) FROM "fence")::int AS "held"${notified}`,
+  );
   return { held: (rows[0]?.held ?? 0) > 0 };
 }
 

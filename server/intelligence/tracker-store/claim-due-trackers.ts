@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TDb } from "../../db";
+import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
 import { bundleColumnsSql, parseRow, type TLoadedTracker } from "./lease-and-load";
 import { dueSql } from "./tracker-status-rules";
@@ -27,7 +28,9 @@ export async function claimDueTrackers(db: TDb, options: TClaimOptions): Promise
   const tokens = Array.from({ length: options.limit }, () => `${randomUUID()}:${randomUUID()}`);
   // The CTE returns the locked (latest) version's xmin; the main SELECT's "Tracker" read is the statement's
   // snapshot. Different → a run's final write committed in between: the bundle's hashes may be stale.
-  const rows = await db.$queryRaw<unknown[]>`
+  const rows = await queryHot(
+    db,
+    Prisma.sql`
     WITH picked AS (
       SELECT p."id", p.xmin::text AS "version", row_number() OVER (ORDER BY p."nextRunAt", p."id") AS n
       FROM (${claimSelect(options.now, options.limit)}) AS p
@@ -41,7 +44,8 @@ export async function claimDueTrackers(db: TDb, options: TClaimOptions): Promise
       (c."version" <> t.xmin::text) AS "stale", NULL::text AS "existing"
     FROM claimed c
     JOIN "Tracker" t ON t."id" = c."id"
-    LEFT JOIN "TrackerDefinition" d ON d."trackerId" = t."id" AND d."version" = t."lockedVersion"`;
+    LEFT JOIN "TrackerDefinition" d ON d."trackerId" = t."id" AND d."version" = t."lockedVersion"`,
+  );
   return rows.map((raw) => {
     const { holder: _h, acquired: _a, existing: _e, leaseToken, ...rest } = parseRow(raw, "(claimed)");
     return { ...rest, leaseToken: leaseToken ?? "", leasedAt: options.now };

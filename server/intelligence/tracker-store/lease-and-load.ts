@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TDb } from "../../db";
+import { queryHot } from "../../db-hot-statements";
 import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 
@@ -114,7 +115,9 @@ export async function leaseAndLoad(
   // (Uncorrelated subqueries are evaluated once, against the snapshot, also when the UPDATE re-checks a row
   // that a concurrent transaction changed.)
   const keyed = key !== null;
-  const rows = await db.$queryRaw<unknown[]>`
+  const rows = await queryHot(
+    db,
+    Prisma.sql`
     WITH lease AS (
       UPDATE "Tracker" AS lt
       SET "leaseToken" = ${leaseToken}, "leaseExpiresAt" = ${until}
@@ -148,7 +151,8 @@ export async function leaseAndLoad(
       } AS "existing"
     FROM "Tracker" t
     LEFT JOIN "TrackerDefinition" d ON d."trackerId" = t."id" AND d."version" = t."lockedVersion"
-    WHERE t."id" = ${trackerId}`;
+    WHERE t."id" = ${trackerId}`,
+  );
   const raw = rows[0];
   if (raw === undefined) throw new AppError("NOT_FOUND", "That tracker does not exist.");
   const row = parseRow(raw, trackerId);
