@@ -3,6 +3,7 @@ import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } 
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { EntityChange, Prisma } from "../generated/prisma/client";
+import { enqueueChangeNotice } from "./change-outbox";
 
 const ZAppendChangeInputSchema = z.object({
   entityId: z.string().min(1),
@@ -29,7 +30,7 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
     throw new AppError("BAD_REQUEST", `Invalid timeline entry: ${detail}`);
   }
   const c = parsed.data;
-  await tx.entityChange.createMany({
+  const inserted = await tx.entityChange.createMany({
     data: [
       {
         entityId: c.entityId,
@@ -44,7 +45,13 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
     ],
     skipDuplicates: true,
   });
-  return tx.entityChange.findUniqueOrThrow({ where: { runId_entityId: { runId: c.runId, entityId: c.entityId } } });
+  const change = await tx.entityChange.findUniqueOrThrow({
+    where: { runId_entityId: { runId: c.runId, entityId: c.entityId } },
+  });
+  // The notice is written with the change it reports, in the caller's transaction (the outbox, DESIGN §2), and
+  // only by the delivery that inserted it: a redelivered append must not re-announce a change.
+  if (inserted.count === 1 && change.materiality !== "baseline") await enqueueChangeNotice(tx, change);
+  return change;
 }
 
 /** Validated plain data → Prisma JSON input (drops undefined, which JSON cannot hold). */
