@@ -1,3 +1,4 @@
+export * from "./atom-feed";
 export * from "./channels";
 export * from "./config";
 export * from "./deliver";

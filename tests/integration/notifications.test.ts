@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { parseFeed } from "@rowanmanning/feed-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TDb } from "@/server/db";
 import { refreshTracker } from "@/server/intelligence/refresh";
@@ -11,9 +12,13 @@ import {
   listInbox,
   markInboxRead,
   noticeFailingTrackers,
+  renderAtomFeed,
+  revokeFeedToken,
+  rotateFeedToken,
   runNotifications,
   sendTestNotice,
   type TNotifyConfig,
+  unsubscribeByToken,
   updateNotificationDefaults,
 } from "@/server/notifications";
 import { appendChange, ensureEntity } from "@/server/timeline";
@@ -326,5 +331,56 @@ describe("notifications", () => {
       createChannel(t.db, { userId: hal, config, channel: { kind: "webhook", target: "http://10.1.2.3/hook" } }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("Cannot send to") });
     expect(await t.db.notificationChannel.count({ where: { userId: hal } })).toBe(0);
+  });
+
+  it("the Atom feed (per person and per tracker) reads back with a feed parser; a revoked or rotated URL is gone", async () => {
+    const ivy = await user(t.db, "Ivy");
+    const one = await materialChange(ivy, "Feed one");
+    await materialChange(ivy, "Feed <two> & more");
+    const { url } = await rotateFeedToken(t.db, { userId: ivy, appUrl: config.appUrl });
+    const token = decodeURIComponent(url.split("/").pop() ?? "");
+    expect(url).toBe(`https://bell.example.com/api/notifications/feed/${encodeURIComponent(token)}`);
+    const xml = await renderAtomFeed(t.db, { token, appUrl: config.appUrl });
+    const feed = parseFeed(xml ?? "");
+    expect(feed.meta.type).toBe("atom");
+    expect(feed.items).toHaveLength(2);
+    expect(feed.items.map((i) => i.title)).toContain("Feed <two> & more: Price $10.00 → $8.00 (−20%)");
+    expect(feed.items.map((i) => i.url)).toContain(
+      `https://bell.example.com/trackers/${one.trackerId}#change-${one.changeId}`,
+    );
+
+    const perTracker = await rotateFeedToken(t.db, { userId: ivy, trackerId: one.trackerId, appUrl: config.appUrl });
+    const trackerToken = decodeURIComponent(perTracker.url.split("/").pop() ?? "");
+    const trackerFeed = parseFeed((await renderAtomFeed(t.db, { token: trackerToken, appUrl: config.appUrl })) ?? "");
+    expect(trackerFeed.items).toHaveLength(1);
+
+    // Another person cannot make a feed of Ivy's tracker.
+    const jon = await user(t.db, "Jon");
+    await expect(
+      rotateFeedToken(t.db, { userId: jon, trackerId: one.trackerId, appUrl: config.appUrl }),
+    ).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+
+    const rotated = await rotateFeedToken(t.db, { userId: ivy, appUrl: config.appUrl });
+    expect(await renderAtomFeed(t.db, { token, appUrl: config.appUrl })).toBeNull();
+    await revokeFeedToken(t.db, { userId: ivy });
+    expect(
+      await renderAtomFeed(t.db, {
+        token: decodeURIComponent(rotated.url.split("/").pop() ?? ""),
+        appUrl: config.appUrl,
+      }),
+    ).toBeNull();
+    expect(await renderAtomFeed(t.db, { token: "nope", appUrl: config.appUrl })).toBeNull();
+  });
+
+  it("the email unsubscribe link pauses that channel only", async () => {
+    const kim = await user(t.db, "Kim");
+    await createChannel(t.db, { userId: kim, config, channel: { kind: "email", target: "kim@example.com" } });
+    const row = await t.db.notificationChannel.findFirstOrThrow({ where: { userId: kim } });
+    expect(await unsubscribeByToken(t.db, { token: "wrong" })).toBe(false);
+    expect(await unsubscribeByToken(t.db, { token: row.unsubscribeToken })).toBe(true);
+    const after = await t.db.notificationChannel.findUniqueOrThrow({ where: { id: row.id } });
+    expect(after.pausedAt).not.toBeNull();
   });
 });
