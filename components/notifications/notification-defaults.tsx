@@ -8,6 +8,8 @@ import { fieldErrorsOf } from "@/components/ui/field-errors";
 import { inputClass } from "@/components/ui/form-field";
 import { clockToMinute, minuteToClock, ROUTINGS, type TNotificationDefaultsInput } from "@/contracts/notifications";
 
+const HOURS = Array.from({ length: 24 }, (_, h) => h);
+
 export const ROUTING_LABEL = { immediate: "Immediately", digest: "Daily digest", off: "Off" } as const;
 
 /** Settings → Notifications → defaults: routing for trackers without their own, quiet hours, digest hour, Atom feed. */
@@ -77,7 +79,7 @@ export function NotificationDefaults() {
             value={form.digestHour}
             onChange={(e) => setForm({ ...form, digestHour: Number(e.target.value) })}
           >
-            {Array.from({ length: 24 }, (_, h) => (
+            {HOURS.map((h) => (
               <option key={h} value={h}>
                 {String(h).padStart(2, "0")}:00
               </option>
