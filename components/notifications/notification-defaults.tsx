@@ -12,6 +12,15 @@ const HOURS = Array.from({ length: 24 }, (_, h) => h);
 
 export const ROUTING_LABEL = { immediate: "Immediately", digest: "Daily digest", off: "Off" } as const;
 
+/** The options of a routing select (Settings' defaults and a tracker's own). */
+export function RoutingOptions() {
+  return ROUTINGS.map((r) => (
+    <option key={r} value={r}>
+      {ROUTING_LABEL[r]}
+    </option>
+  ));
+}
+
 /** Settings → Notifications → defaults: routing for trackers without their own, quiet hours, digest hour, Atom feed. */
 export function NotificationDefaults() {
   const trpc = useTRPC();
@@ -52,11 +61,7 @@ export function NotificationDefaults() {
         value={form[key]}
         onChange={(e) => setForm({ ...form, [key]: e.target.value as (typeof ROUTINGS)[number] })}
       >
-        {ROUTINGS.map((r) => (
-          <option key={r} value={r}>
-            {ROUTING_LABEL[r]}
-          </option>
-        ))}
+        <RoutingOptions />
       </select>
     </div>
   );

@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { inputClass } from "@/components/ui/form-field";
-import { ROUTINGS, type TTrackerRoutingInput } from "@/contracts/notifications";
-import { ROUTING_LABEL } from "./notification-defaults";
+import type { ROUTINGS, TTrackerRoutingInput } from "@/contracts/notifications";
+import { ROUTING_LABEL, RoutingOptions } from "./notification-defaults";
 
 /** The tracker page's notification routing: each choice is saved at once; "Default" follows Settings. */
 export function TrackerRouting({ trackerId }: { trackerId: string }) {
@@ -41,11 +41,7 @@ export function TrackerRouting({ trackerId }: { trackerId: string }) {
             }
           >
             <option value="">Default ({ROUTING_LABEL[effective[key]].toLowerCase()})</option>
-            {ROUTINGS.map((r) => (
-              <option key={r} value={r}>
-                {ROUTING_LABEL[r]}
-              </option>
-            ))}
+            <RoutingOptions />
           </select>
         </div>
       ))}

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { TDb } from "../db";
-import { describeError } from "../errors";
+import { CapabilityFailure } from "../capabilities";
 import type { NotificationChannel, Prisma } from "../generated/prisma/client";
 import { logger } from "../logger";
 import { unsubscribeUrl } from "./channels";
@@ -146,10 +146,11 @@ async function sendUnit(
     await send(channel, deliveryId, message, config, now);
   } catch (e) {
     error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+    // Not the error itself: a webhook error names its URL, and Slack and Discord keep their secret in the path.
     logger.child({ component: "notifications" }).warn("delivery failed", {
       channelId: channel.id,
       kind: channel.kind,
-      error: describeError(e),
+      code: e instanceof CapabilityFailure ? e.code : e instanceof Error ? e.name : "unknown",
     });
   }
   const at = now.toISOString();
