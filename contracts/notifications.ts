@@ -68,3 +68,14 @@ export function clockToMinute(clock: string): number | null {
   const minute = Number(m[1]) * 60 + Number(m[2]);
   return minute < 1440 ? minute : null;
 }
+
+/** A tracker's routing: its own choices (null = the person's default) and what they resolve to (REST and tRPC). */
+export const ZTrackerRoutingResponseSchema = z.object({
+  own: z.object({
+    material: ZRoutingSchema.nullable(),
+    notable: ZRoutingSchema.nullable(),
+    failing: z.boolean().nullable(),
+  }),
+  effective: z.object({ material: ZRoutingSchema, notable: ZRoutingSchema, failing: z.boolean() }),
+});
+export const ZTrackerRoutingRequestSchema = z.object({ trackerId: z.string().min(1) });

@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { parseFeed } from "@rowanmanning/feed-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
+import { createApiToken } from "@/server/api-tokens";
 import type { TDb } from "@/server/db";
 import { refreshTracker } from "@/server/intelligence/refresh";
 import {
@@ -382,5 +384,54 @@ describe("notifications", () => {
     expect(await unsubscribeByToken(t.db, { token: row.unsubscribeToken })).toBe(true);
     const after = await t.db.notificationChannel.findUniqueOrThrow({ where: { id: row.id } });
     expect(after.pausedAt).not.toBeNull();
+  });
+
+  it("per-tracker routing over REST: null follows the default, 'off' sends nothing for that tracker", async () => {
+    const lee = await user(t.db, "Lee");
+    const { token } = await createApiToken(t.db, { userId: lee, name: "routing" });
+    await createChannel(t.db, { userId: lee, config, channel: { kind: "webhook", target: `${hook.url}/lee` } });
+    const tracker = await t.db.tracker.create({
+      data: { userId: lee, decision: "Muted", capability: "web.scrape", capabilityInput: { url: "https://e.com" } },
+    });
+    const rest = async (method: string, body?: unknown) => {
+      const response = await handleRestRequest(
+        new Request(`http://app/api/v1/trackers/${tracker.id}/notifications`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }),
+        { db: t.db },
+      );
+      return { status: response.status, body: await response.json() };
+    };
+    expect((await rest("GET")).body).toEqual({
+      own: { material: null, notable: null, failing: null },
+      effective: { material: "immediate", notable: "digest", failing: true },
+    });
+    const put = await rest("PUT", { material: "off", notable: null, failing: false });
+    expect(put.status).toBe(200);
+    expect(put.body.effective).toEqual({ material: "off", notable: "digest", failing: false });
+    expect((await rest("PUT", { material: "sometimes", notable: null, failing: null })).status).toBe(400);
+
+    const { muted } = await (async () => {
+      const entity = await ensureEntity(t.db, { trackerId: tracker.id, entityKey: "k" });
+      const run = await t.db.refreshRun.create({ data: { trackerId: tracker.id, trigger: "manual" } });
+      const change = await t.db.$transaction((tx) =>
+        appendChange(tx, {
+          entityId: entity.id,
+          trackerId: tracker.id,
+          runId: run.id,
+          capturedAt: at(0),
+          delta: { price: { from: 1, to: 2 } },
+          materiality: "material",
+          decisions: {},
+          definitionVersion: 1,
+        }),
+      );
+      return { muted: change.id };
+    })();
+    await runNotifications(t.db, { config, now: at(0) });
+    expect(await t.db.notificationDelivery.count({ where: { changeId: muted } })).toBe(0);
+    expect(hook.received.filter((r) => r.path.endsWith("/lee"))).toHaveLength(0);
   });
 });
