@@ -1,21 +1,10 @@
-import type { TDb, TTx } from "../db";
-import type { EntityChange } from "../generated/prisma/client";
+import type { TTx } from "../db";
 
 /**
- * The notifications outbox (DESIGN §2: the timeline owns it, as it owns the change it reports). One row per
- * material or notable change, inserted in the change's own transaction with the tracker's owner, so a change is
- * never recorded without its notice and a rolled-back change leaves none.
+ * The notifications outbox (DESIGN §2: the timeline owns it, as it owns the change it reports). `appendChange`
+ * writes one row per material or notable change in the same statement as the change, with the tracker's owner, so a
+ * change is never recorded without its notice and a rolled-back change leaves none. server/notifications takes them.
  */
-export async function enqueueChangeNotice(
-  tx: TDb | TTx,
-  change: Pick<EntityChange, "id" | "trackerId">,
-): Promise<void> {
-  await tx.$executeRaw`
-    INSERT INTO "ChangeOutbox" ("changeId", "userId")
-    SELECT ${change.id}, t."userId" FROM "Tracker" t WHERE t.id = ${change.trackerId}
-    ON CONFLICT DO NOTHING`;
-}
-
 export type TOutboxEntry = { changeId: string; userId: string };
 
 /**
