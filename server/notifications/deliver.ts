@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { TDb } from "../db";
 import { CapabilityFailure } from "../capabilities";
+import type { TDb } from "../db";
 import type { NotificationChannel, Prisma } from "../generated/prisma/client";
 import { logger } from "../logger";
 import { unsubscribeUrl } from "./channels";
