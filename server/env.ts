@@ -144,6 +144,30 @@ const ZEnvObjectSchema = z.object({
   }),
   /** The public URL people open (https://bellwether.example.com). Its host is allowed; https → Secure cookies. */
   APP_URL: httpUrl,
+  /**
+   * Notifications by email (server/notifications): SMTP_URL (smtp://user:pass@host:587, smtps://… for TLS), or
+   * SMTP_HOST with SMTP_PORT / SMTP_USER / SMTP_PASSWORD / SMTP_SECURE. SMTP_FROM is the sender. Unset → email
+   * channels cannot be added (the other channels still work).
+   */
+  SMTP_URL: optionalString.refine(
+    (v) => v === undefined || (URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol)),
+    {
+      message: "must be an smtp:// or smtps:// URL",
+    },
+  ),
+  SMTP_HOST: optionalString,
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  SMTP_USER: optionalString,
+  SMTP_PASSWORD: optionalString,
+  SMTP_SECURE: z
+    .enum(["true", "false", ""])
+    .default("")
+    .transform((v) => v === "true"),
+  SMTP_FROM: optionalString,
+  /** A channel pauses after this many consecutive failed deliveries (the person is told in the app). */
+  NOTIFY_PAUSE_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** A tracker counts as failing for its one notice after this many consecutive failed refreshes. */
+  NOTIFY_FAILING_AFTER: z.coerce.number().int().min(1).max(100).default(3),
   /** Extra Host headers to answer (host or host:port), besides localhost, 127.0.0.1, [::1] and APP_URL's host. */
   ALLOWED_HOSTS: commaList,
 });
@@ -210,6 +234,12 @@ function crossFieldProblems(env: TEnvFields): TEnvProblem[] {
     problems.push({
       variable: "AUTH_SECRET",
       message: `is required in production with DATABASE_URL (at least ${AUTH_SECRET_MIN_LENGTH} characters, e.g. \`openssl rand -base64 32\`)`,
+    });
+  }
+  if ((env.SMTP_URL !== undefined || env.SMTP_HOST !== undefined) && env.SMTP_FROM === undefined) {
+    problems.push({
+      variable: "SMTP_FROM",
+      message: "is required with SMTP_URL or SMTP_HOST (e.g. Bellwether <bell@example.com>)",
     });
   }
   const host = serverlessHost(env);

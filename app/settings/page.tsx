@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ApiTokensSection } from "@/components/api-tokens/api-tokens-section";
 import { AccountSettings } from "@/components/auth/account-settings";
+import { NotificationChannels } from "@/components/notifications/notification-channels";
+import { AtomFeedUrl, NotificationDefaults } from "@/components/notifications/notification-defaults";
 import { FeedSettings } from "@/components/settings/feed-settings";
 import { UsageSettings } from "@/components/settings/usage-settings";
 import { PageHeader } from "@/components/ui/page-header";
@@ -19,6 +21,8 @@ export default async function SettingsPage() {
     prefetch(trpc.settings.usage.queryOptions()),
     prefetch(trpc.account.sessions.queryOptions()),
     prefetch(trpc.apiToken.list.queryOptions()),
+    prefetch(trpc.notification.channels.queryOptions()),
+    prefetch(trpc.notification.defaults.queryOptions()),
     ...(user.role === "owner"
       ? [prefetch(trpc.account.access.queryOptions()), prefetch(trpc.account.invites.queryOptions())]
       : []),
@@ -49,6 +53,21 @@ export default async function SettingsPage() {
             Feed
           </h2>
           <FeedSettings />
+        </section>
+
+        <section
+          id="notifications"
+          aria-labelledby="settings-notifications"
+          className="rounded-xl border border-stone-200 bg-white p-6 dark:border-stone-800 dark:bg-stone-900"
+        >
+          <h2 id="settings-notifications" className="text-base font-semibold">
+            Notifications
+          </h2>
+          <NotificationChannels />
+          <h3 className="mt-6 text-sm font-semibold">When to notify</h3>
+          <NotificationDefaults />
+          <h3 className="mt-6 text-sm font-semibold">Atom feed</h3>
+          <AtomFeedUrl />
         </section>
 
         <section

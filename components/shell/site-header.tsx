@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { SignOutButton } from "@/components/auth/sign-out-button";
+import { InboxLink } from "@/components/notifications/inbox-link";
 import { AiStatusIndicator } from "./ai-status-indicator";
 import { NavLinks } from "./nav-links";
 
@@ -20,6 +21,7 @@ export function SiteHeader({ user }: { user: { name: string; email: string | nul
         </div>
         {user ? (
           <div className="flex flex-wrap items-center gap-2">
+            <InboxLink />
             <AiStatusIndicator />
             <span
               className="max-w-40 truncate text-xs text-stone-600 dark:text-stone-400"

@@ -33,7 +33,12 @@ export function TimelineEntry({
   versionStarts?: boolean;
 }) {
   return (
-    <li data-testid="timeline-entry" data-materiality={entry.materiality} className="py-3">
+    <li
+      id={`change-${entry.id}`}
+      data-testid="timeline-entry"
+      data-materiality={entry.materiality}
+      className="scroll-mt-4 py-3 target:bg-amber-50 dark:target:bg-amber-950"
+    >
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${BADGE[entry.materiality]}`}>
           {entry.materiality}

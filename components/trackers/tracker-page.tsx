@@ -3,6 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { LocalTime } from "@/components/format/local-time";
+import { AtomFeedUrl } from "@/components/notifications/notification-defaults";
+import { TrackerRouting } from "@/components/notifications/tracker-routing";
 import { useTRPC } from "@/components/providers/trpc";
 import { FieldCharts } from "@/components/timeline/field-charts";
 import { TimelineList } from "@/components/timeline/timeline-list";
@@ -122,9 +124,15 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
             <RunsLog trackerId={tracker.id} />
           </Card>
         </div>
-        <Card title="Definition" testId="tracker-definition" className="lg:col-start-3 lg:row-start-2">
-          <LockedDefinition definition={definition} versions={versions} />
-        </Card>
+        <div className="space-y-6 lg:col-start-3 lg:row-start-2">
+          <Card title="Definition" testId="tracker-definition">
+            <LockedDefinition definition={definition} versions={versions} />
+          </Card>
+          <Card title="Notifications" testId="tracker-notifications">
+            <TrackerRouting trackerId={tracker.id} />
+            <AtomFeedUrl trackerId={tracker.id} />
+          </Card>
+        </div>
       </div>
     </div>
   );

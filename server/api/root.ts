@@ -1,6 +1,7 @@
 import { accountRouter } from "./routers/account";
 import { apiTokenRouter } from "./routers/api-token";
 import { feedRouter } from "./routers/feed";
+import { notificationRouter } from "./routers/notification";
 import { settingsRouter } from "./routers/settings";
 import { setupRouter } from "./routers/setup";
 import { systemRouter } from "./routers/system";
@@ -17,6 +18,7 @@ export const appRouter = createTRPCRouter({
   tracker: trackerRouter,
   apiToken: apiTokenRouter,
   account: accountRouter,
+  notification: notificationRouter,
 });
 
 export type AppRouter = typeof appRouter;

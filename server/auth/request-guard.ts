@@ -50,7 +50,13 @@ export function isAllowedHost(host: string | null, policy: TRequestPolicy): bool
 
 /** Paths whose callers are not browsers and authenticate with a secret or token, so Origin means nothing there. */
 function isOriginExempt(pathname: string): boolean {
-  return pathname.startsWith("/api/v1/") || pathname === "/api/v1" || pathname.startsWith("/api/cron/");
+  // The email one-click unsubscribe (RFC 8058) is posted by mail providers, authenticated by its token alone.
+  return (
+    pathname.startsWith("/api/v1/") ||
+    pathname === "/api/v1" ||
+    pathname.startsWith("/api/cron/") ||
+    pathname.startsWith("/api/notifications/unsubscribe/")
+  );
 }
 
 /** The origin of a URL-ish header value, or null when it is absent, "null" or unparseable. */

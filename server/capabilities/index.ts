@@ -45,4 +45,5 @@ export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scra
 export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
 export { answerCssInWorker, closePageWorkers, readPageInWorker } from "./web-scrape/page-worker-pool";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
+export { safeFetch, type TSafeFetchOptions } from "./web-scrape/safe-fetch";
 export { VOLATILE_JSON_KEYS } from "./web-scrape/volatile-keys";

@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
-import type { EntityChange, Prisma } from "../generated/prisma/client";
+import type { EntityChange } from "../generated/prisma/client";
 
 const ZAppendChangeInputSchema = z.object({
   entityId: z.string().min(1),
@@ -29,25 +30,21 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
     throw new AppError("BAD_REQUEST", `Invalid timeline entry: ${detail}`);
   }
   const c = parsed.data;
-  await tx.entityChange.createMany({
-    data: [
-      {
-        entityId: c.entityId,
-        trackerId: c.trackerId,
-        runId: c.runId,
-        capturedAt: c.capturedAt,
-        delta: toJson(c.delta),
-        materiality: c.materiality,
-        decisions: toJson(c.decisions),
-        definitionVersion: c.definitionVersion,
-      },
-    ],
-    skipDuplicates: true,
-  });
+  // One statement: the change row and, for a material or notable change, its notifications outbox row
+  // (change-outbox.ts) with the tracker's owner — in the caller's transaction, so a change is never recorded without
+  // its notice, and only by the delivery that inserted the change (a redelivered append inserts neither).
+  await tx.$executeRaw`
+    WITH inserted AS (
+      INSERT INTO "EntityChange"
+        ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "definitionVersion")
+      VALUES (${randomUUID()}, ${c.entityId}, ${c.trackerId}, ${c.runId}, ${c.capturedAt}, ${JSON.stringify(c.delta)}::jsonb,
+        ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb, ${c.definitionVersion})
+      ON CONFLICT ("runId", "entityId") DO NOTHING
+      RETURNING "id", "trackerId", "materiality"
+    )
+    INSERT INTO "ChangeOutbox" ("changeId", "userId")
+    SELECT i."id", t."userId" FROM inserted i JOIN "Tracker" t ON t."id" = i."trackerId"
+    WHERE i."materiality" <> 'baseline'
+    ON CONFLICT DO NOTHING`;
   return tx.entityChange.findUniqueOrThrow({ where: { runId_entityId: { runId: c.runId, entityId: c.entityId } } });
-}
-
-/** Validated plain data → Prisma JSON input (drops undefined, which JSON cannot hold). */
-function toJson(value: unknown): Prisma.InputJsonObject {
-  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonObject;
 }

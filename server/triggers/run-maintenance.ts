@@ -1,5 +1,6 @@
 import type { TDb } from "../db";
 import { createThrottledJob } from "../lib/throttled-job";
+import { runNotifications, type TNotificationsPass } from "../notifications";
 import type { TPruneResult } from "../retention";
 import { maybePruneRuns } from "../retention";
 import { discardStaleDrafts, type TDiscardStaleDraftsResult } from "../trackers";
@@ -21,14 +22,20 @@ export function createStaleDraftsJob(options: { intervalMs?: number } = {}) {
 
 const staleDrafts = createStaleDraftsJob();
 
-export type TMaintenanceResult = { runs: TPruneResult | null; drafts: TDiscardStaleDraftsResult | null };
+export type TMaintenanceResult = {
+  runs: TPruneResult | null;
+  drafts: TDiscardStaleDraftsResult | null;
+  notifications: TNotificationsPass | null;
+};
 
 /**
  * The scheduler's housekeeping, called by the cron route and the worker after each pass: retention (DESIGN §4) and
- * stale drafts, each with its own throttle (hourly; retention sooner while a backlog remains). Never throws.
+ * stale drafts, each with its own throttle (hourly; retention sooner while a backlog remains), and notifications on
+ * every pass (outbox → deliveries → sends; issue #15). Never throws.
  */
 export async function runMaintenance(db: TDb, input: { now?: Date } = {}): Promise<TMaintenanceResult> {
   const runs = await maybePruneRuns(db, input);
   const drafts = await staleDrafts.maybeRun(db, input);
-  return { runs, drafts };
+  const notifications = await runNotifications(db, input);
+  return { runs, drafts, notifications };
 }

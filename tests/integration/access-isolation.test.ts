@@ -24,7 +24,7 @@ let t: TTestDb;
 let owner: TSessionUser;
 let other: TSessionUser;
 /** The owner's rows, whose ids the other person tries. */
-const mine = { trackerId: "", sessionId: "", tokenId: "", inviteId: "", authSessionId: "" };
+const mine = { trackerId: "", sessionId: "", tokenId: "", inviteId: "", authSessionId: "", channelId: "" };
 let otherToken = "";
 let site: TFixtureSite;
 
@@ -60,6 +60,18 @@ beforeAll(async () => {
     })
   ).id;
   otherToken = (await createApiToken(t.db, { userId: b.id, name: "theirs" })).token;
+  mine.channelId = (
+    await t.db.notificationChannel.create({
+      data: {
+        userId: a.id,
+        kind: "webhook",
+        name: "mine",
+        target: "https://hooks.example/mine",
+        secret: "s".repeat(64),
+        unsubscribeToken: "owner-unsubscribe-token",
+      },
+    })
+  ).id;
 });
 afterAll(async () => {
   delete process.env.GEOCODING_BASE_URL;
@@ -133,6 +145,39 @@ const PROCEDURES: Record<string, TAccess> = {
   "account.invites": { kind: "owner-only" },
   "account.createInvite": { kind: "owner-only", input: () => ({}) },
   "account.revokeInvite": { kind: "owner-only", input: () => ({ inviteId: mine.inviteId }) },
+  "notification.channels": { kind: "own-scope" },
+  "notification.createChannel": {
+    kind: "own-scope",
+    input: () => ({ kind: "webhook", target: "https://hooks.example/theirs" }),
+  },
+  "notification.deleteChannel": { kind: "owned", input: () => ({ channelId: mine.channelId }) },
+  "notification.resumeChannel": { kind: "owned", input: () => ({ channelId: mine.channelId }) },
+  "notification.revealSecret": { kind: "owned", input: () => ({ channelId: mine.channelId }) },
+  "notification.sendTest": { kind: "owned", input: () => ({ channelId: mine.channelId }) },
+  "notification.deliveries": { kind: "owned", input: () => ({ channelId: mine.channelId }) },
+  "notification.defaults": { kind: "own-scope" },
+  "notification.updateDefaults": {
+    kind: "own-scope",
+    input: () => ({
+      material: "off",
+      notable: "off",
+      failing: false,
+      quietStartMinute: null,
+      quietEndMinute: null,
+      digestHour: 8,
+    }),
+  },
+  "notification.trackerRouting": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "notification.updateTrackerRouting": {
+    kind: "owned",
+    input: () => ({ trackerId: mine.trackerId, material: "off", notable: null, failing: null }),
+  },
+  "notification.inbox": { kind: "own-scope", input: () => ({}) },
+  "notification.unreadCount": { kind: "own-scope" },
+  "notification.markRead": { kind: "own-scope", input: () => ({}) },
+  "notification.feedStatus": { kind: "own-scope" },
+  "notification.rotateFeed": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "notification.revokeFeed": { kind: "own-scope", input: () => ({ trackerId: mine.trackerId }) },
 };
 
 const procedures = Object.entries(
@@ -177,6 +222,8 @@ async function ownerSnapshot() {
     await t.db.session.findUnique({ where: { id: mine.authSessionId }, select: { id: true } }),
     await t.db.invite.findUnique({ where: { id: mine.inviteId } }),
     await t.db.refreshRun.count({ where: { trackerId: mine.trackerId } }),
+    await t.db.notificationChannel.findUnique({ where: { id: mine.channelId } }),
+    await t.db.trackerNotificationRoute.findUnique({ where: { trackerId: mine.trackerId } }),
   ]);
 }
 
@@ -242,6 +289,7 @@ describe("every REST route", () => {
     },
     setSchedule: { scheduleMinutes: 15 },
     setStatus: { status: "paused" },
+    setNotificationRouting: { material: "off", notable: null, failing: null },
   };
   const concrete = (path: string) => path.replace("{trackerId}", mine.trackerId);
 

@@ -1,4 +1,9 @@
 import {
+  ZTrackerRoutingInputSchema,
+  ZTrackerRoutingRequestSchema,
+  ZTrackerRoutingResponseSchema,
+} from "@/contracts/notifications";
+import {
   ZCreateTrackerRequestSchema,
   ZCreateTrackerResponseSchema,
   ZGetTrackerRequestSchema,
@@ -19,6 +24,7 @@ import {
   ZTrackerStateRequestSchema,
   ZTrackerStateResponseSchema,
 } from "@/contracts/trackers";
+import { getTrackerRouting, updateTrackerRouting } from "@/server/notifications";
 import {
   createActiveTracker,
   getRunsLog,
@@ -169,5 +175,25 @@ export const REST_ROUTES: TRestRoute[] = [
       await setTrackerStatus(db, { userId, trackerId: input.trackerId, status: input.status });
       return { tracker: (await getTrackerOverview(db, { userId, trackerId: input.trackerId })).tracker };
     },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/notifications",
+    operationId: "getNotificationRouting",
+    summary: "When this tracker's changes notify you: its own routing (null = your default) and what applies",
+    request: ZTrackerRoutingRequestSchema,
+    response: ZTrackerRoutingResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => getTrackerRouting(db, { userId, trackerId: input.trackerId }),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/trackers/{trackerId}/notifications",
+    operationId: "setNotificationRouting",
+    summary: "Route material and notable changes (immediate, digest, off; null = your default) and failing notices",
+    request: ZTrackerRoutingInputSchema,
+    response: ZTrackerRoutingResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => updateTrackerRouting(db, { userId, routing: input }),
   }),
 ];

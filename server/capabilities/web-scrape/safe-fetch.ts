@@ -53,6 +53,11 @@ export type TSafeFetchOptions = {
   ifModifiedSince?: string | null;
   /** Called with the media type ("" if absent) before the body is read; return a reason to refuse. */
   checkContentType?: (mime: string) => string | undefined;
+  /**
+   * Sends a POST with this body and these headers instead of a GET (notification webhooks). A redirect is not
+   * followed (it would drop or replay the body): it fails like an error status.
+   */
+  post?: { body: string; headers: Record<string, string> };
 };
 
 const ALLOW_HINT = "Allow the host with FETCH_ALLOW_HOSTS if this is intentional.";
@@ -242,6 +247,7 @@ export async function safeFetch(
         signal: controller.signal,
         accept: options.accept,
         conditional: conditionalHeaders(options),
+        post: options.post,
         onSent: () => {
           stats.requests++;
         },
@@ -252,6 +258,13 @@ export async function safeFetch(
       stats.httpStatus = status;
 
       const location = res.headers.location;
+      if (options.post && REDIRECT_STATUSES.has(status)) {
+        res.resume();
+        throw new CapabilityFailure(
+          "INVALID_RESPONSE",
+          `${url.href} answered ${status} (a redirect); use the final address.`,
+        );
+      }
       if (REDIRECT_STATUSES.has(status) && location) {
         res.resume(); // drain so the socket can be reused
         let next: URL;
@@ -379,18 +392,19 @@ type TSendOptions = {
   signal: AbortSignal;
   accept: string | undefined;
   conditional: Record<string, string>;
+  post: TSafeFetchOptions["post"];
   onSent: () => void;
   abortFailure: () => CapabilityFailure;
   isAborted: () => boolean;
 };
 
-/** Sends one GET and resolves with the response head (headers timeout applies until then). */
+/** Sends one GET (or the POST of `o.post`) and resolves with the response head (headers timeout applies until then). */
 function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const mod = url.protocol === "https:" ? https : http;
     let headersTimedOut = false;
     const req = mod.request(url, {
-      method: "GET",
+      method: o.post ? "POST" : "GET",
       agent: o.agent,
       signal: o.signal,
       lookup: o.allowed ? undefined : guardedLookup(o.config.resolve ?? defaultResolve, url.href, o.via),
@@ -400,6 +414,7 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
         "accept-encoding": "gzip, deflate, br",
         "accept-language": "en-US,en;q=0.8",
         ...o.conditional,
+        ...(o.post ? { ...o.post.headers, "content-length": String(Buffer.byteLength(o.post.body)) } : {}),
       },
     });
     const headersTimer = setTimeout(() => {
@@ -429,7 +444,7 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
       } else if (o.isAborted()) reject(o.abortFailure());
       else reject(describeNetworkError(err, url));
     });
-    req.end();
+    req.end(o.post?.body);
   });
 }
 

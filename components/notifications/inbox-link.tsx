@@ -1,0 +1,30 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/components/providers/trpc";
+
+/** The header's inbox link with the unread count (polled each minute; the inbox page clears it). */
+export function InboxLink() {
+  const trpc = useTRPC();
+  const unread = useQuery({ ...trpc.notification.unreadCount.queryOptions(), refetchInterval: 60_000 });
+  const count = unread.data?.unread ?? 0;
+  return (
+    <Link
+      href="/inbox"
+      className="relative rounded-md px-3 py-2 text-sm font-medium text-stone-700 hover:bg-stone-200 dark:text-stone-300 dark:hover:bg-stone-800"
+      aria-label={count ? `Inbox, ${count} unread` : "Inbox"}
+      data-testid="inbox-link"
+    >
+      Inbox
+      {count ? (
+        <span
+          data-testid="inbox-unread"
+          className="ml-1 rounded-full bg-red-700 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-red-600"
+        >
+          {count > 99 ? "99+" : count}
+        </span>
+      ) : null}
+    </Link>
+  );
+}
