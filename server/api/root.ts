@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { apiTokenRouter } from "./routers/api-token";
+import { contextFileRouter } from "./routers/context-file";
 import { feedRouter } from "./routers/feed";
 import { settingsRouter } from "./routers/settings";
 import { setupRouter } from "./routers/setup";
@@ -17,6 +18,7 @@ export const appRouter = createTRPCRouter({
   tracker: trackerRouter,
   apiToken: apiTokenRouter,
   account: accountRouter,
+  contextFile: contextFileRouter,
 });
 
 export type AppRouter = typeof appRouter;
