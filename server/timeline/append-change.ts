@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "@/contracts/timeline";
+import {
+  ZChangeCitationsSchema,
+  ZChangeDecisionsSchema,
+  ZChangeDeltaSchema,
+  ZChangeMaterialitySchema,
+} from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { EntityChange, Prisma } from "../generated/prisma/client";
@@ -12,6 +17,8 @@ const ZAppendChangeInputSchema = z.object({
   delta: ZChangeDeltaSchema,
   materiality: ZChangeMaterialitySchema,
   decisions: ZChangeDecisionsSchema,
+  /** Context-file excerpts the judge consulted (issue 16); their quotes are copies. */
+  citations: ZChangeCitationsSchema.default([]),
   definitionVersion: z.number().int().min(1),
 });
 
@@ -39,6 +46,7 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
         delta: toJson(c.delta),
         materiality: c.materiality,
         decisions: toJson(c.decisions),
+        citations: JSON.parse(JSON.stringify(c.citations)) as Prisma.InputJsonArray,
         definitionVersion: c.definitionVersion,
       },
     ],
