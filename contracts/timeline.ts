@@ -42,7 +42,7 @@ export type TChangeMateriality = z.infer<typeof ZChangeMaterialitySchema>;
 export const ZChangeCitationSchema = z.object({
   fileId: z.string(),
   fileName: z.string(),
-  chunkId: z.string(),
+  chunkId: z.string().nullable().describe("null for a value a code rule read from the file (contextValues)"),
   location: z.string().describe('Where in the file: "p. 1", "lines 3–9", "rows 2–40"'),
   quote: z.string(),
   fields: z.array(z.string()).describe("The changed fields this excerpt was consulted (or cited) for"),

@@ -4,5 +4,6 @@ export * from "./context-limits";
 export * from "./delete-context-file";
 export * from "./extract-text";
 export * from "./list-context-files";
+export * from "./resolve-context-values";
 export * from "./retrieve-context";
 export * from "./save-context-file";

@@ -10,7 +10,7 @@ import {
   type TCapabilityConfig,
   type TUsageInfo,
 } from "../../capabilities";
-import { retrieveContextChunks } from "../../context";
+import { resolveContextValues, retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { prepareEvent, publish, type TCheckOutcome, type TPreparedEvent } from "../../events";
@@ -38,7 +38,7 @@ import {
   type TContextRetriever,
   type TJudgeVerdict,
 } from "../judge";
-import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
+import { evaluateContextRules, evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
 import {
   leaseAndLoad,
   parseLockedDefinition,
@@ -364,7 +364,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       steps.time(
         "judge",
         () =>
-          judgeAll(def, deltas, {
+          judgeAll(db, def, deltas, {
             decision: tracker.decision,
             owner: { userId: tracker.userId, trackerId },
             model: models.judge,
@@ -558,6 +558,7 @@ function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
  * mode still retrieves them, so the files are listed beside the changes it leaves to the person.
  */
 async function judgeAll(
+  db: TDb,
   def: TTrackerDefinition,
   deltas: TDeltas,
   input: {
@@ -574,7 +575,12 @@ async function judgeAll(
   modelCalls: number;
   usage: TModelUsage;
 }> {
-  const byCode = evaluateDeltas(deltas, def);
+  // Context rules first: values bound from the files, read now (only on this changed path), decided by code.
+  const bound = def.contextRules?.length
+    ? await resolveContextValues(db, { ...input.owner, values: def.contextValues ?? [] })
+    : {};
+  const byContext = evaluateContextRules(deltas, def, bound);
+  const byCode = { ...evaluateDeltas(deltas, def), ...byContext.verdicts };
   const byField: Record<string, TDecision> = {};
   for (const [field, v] of Object.entries(byCode)) {
     if (v.verdict !== "undecided") {
@@ -582,7 +588,8 @@ async function judgeAll(
     }
   }
   const undecided = pickUndecided(deltas, byCode);
-  if (Object.keys(undecided).length === 0) return { byField, citations: [], modelCalls: 0, usage: ZERO_USAGE };
+  if (Object.keys(undecided).length === 0)
+    return { byField, citations: byContext.citations, modelCalls: 0, usage: ZERO_USAGE };
   const query = contextQueryFor(input.decision, undecided);
   const context = await input.retrieve({ ...input.owner, query, limit: 5 });
   const judged = await judgeDeltas({
