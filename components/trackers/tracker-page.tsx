@@ -6,6 +6,7 @@ import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { FieldCharts } from "@/components/timeline/field-charts";
 import { TimelineList } from "@/components/timeline/timeline-list";
+import { ContextFiles } from "./context-files";
 import { CurrentState } from "./current-state";
 import { formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
@@ -122,9 +123,14 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
             <RunsLog trackerId={tracker.id} />
           </Card>
         </div>
-        <Card title="Definition" testId="tracker-definition" className="lg:col-start-3 lg:row-start-2">
-          <LockedDefinition definition={definition} versions={versions} />
-        </Card>
+        <div className="min-w-0 space-y-6 lg:col-start-3 lg:row-start-2">
+          <Card title="Definition" testId="tracker-definition">
+            <LockedDefinition definition={definition} versions={versions} />
+          </Card>
+          <Card title="Context files" testId="tracker-context-files">
+            <ContextFiles trackerId={tracker.id} />
+          </Card>
+        </div>
       </div>
     </div>
   );

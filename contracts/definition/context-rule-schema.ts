@@ -54,8 +54,12 @@ export const ZContextRuleSchema = z
   );
 export type TContextRule = z.infer<typeof ZContextRuleSchema>;
 
-/** "price: material when it drops below our_price (from your files)". */
-export function describeContextRule(rule: TContextRule): string {
+/** "price: material when it drops below our_price (“our price” in your context files)". */
+export function describeContextRule(rule: TContextRule, values: readonly TContextValue[] = []): string {
   const verb = rule.when === "drops_below" ? "drops below" : "rises above";
-  return `${rule.field}: material when it ${verb} ${rule.value} (from your context files)`;
+  const bound = values.find((v) => v.name === rule.value);
+  const where = bound
+    ? `“${bound.column ? `${bound.label}, ${bound.column}` : bound.label}” in ${bound.file ?? "your context files"}`
+    : "from your context files";
+  return `${rule.field}: material when it ${verb} ${rule.value} (${where})`;
 }
