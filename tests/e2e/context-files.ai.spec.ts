@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { askAgentDefinition, OUR_PRICE, rivalPage, undercutVerdict } from "../fixtures/context-example";
 import { model, site } from "./fixtures";
 
 /**
@@ -7,23 +8,8 @@ import { model, site } from "./fixtures";
  * fixture model) reads the file's excerpt and cites it; the timeline shows "because: price-list.txt, … — ‘our price
  * is 10.00’" and the file shows it was cited. Deleting asks first and keeps the quote on the change.
  */
-const rival = (price: string) =>
-  `<!doctype html><html><head><title>Rival</title></head><body><main><h1>Rival Pro</h1>
-<p>Pro plan <span id="price">$${price}</span> per month</p></main></body></html>`;
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "The rival's Pro plan price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "ask_agent", guidance: "a move matters when it changes how it compares to ours" } },
-};
-const OUR_PRICE = "our price is 10.00";
+const rival = rivalPage;
+const definition = askAgentDefinition;
 
 async function apiHeaders(request: APIRequestContext) {
   const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e context files" } } });
@@ -37,15 +23,7 @@ test("attach a price list on the tracker page; the judge cites it on the timelin
     {
       name: "judge reads our price list",
       match: { schemaName: "change_verdicts", prompt: OUR_PRICE },
-      response: {
-        json: {
-          price: {
-            verdict: "material",
-            reason: "At $9.90 the rival now undercuts our $10.00.",
-            cites: [{ excerpt: "C1", quote: OUR_PRICE }],
-          },
-        },
-      },
+      response: { json: undercutVerdict },
     },
   ]);
   const headers = await apiHeaders(page.request);

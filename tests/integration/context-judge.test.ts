@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteContextFile, listContextFiles, saveContextFile } from "@/server/context";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { queryTimeline } from "@/server/timeline";
+import { askAgentDefinition, OUR_PRICE, rivalPage, undercutVerdict } from "../fixtures/context-example";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { utf8 } from "../helpers/context-fixtures";
@@ -15,24 +16,8 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
  * shows what reached the judge.
  */
 
-const OUR_PRICE = "our price is 10.00";
-const page = (price: string) =>
-  `<!doctype html><html><head><title>Rival pricing</title></head><body><main><h1>Rival Pro</h1>
-  <p>Pro plan <span id="price">$${price}</span> per month</p></main></body></html>`;
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "The rival's Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  // Whether a price move matters depends on our own price: the agent decides, with the context files.
-  materiality: { price: { kind: "ask_agent", guidance: "a move matters when it changes how it compares to ours" } },
-};
+const page = rivalPage;
+const definition = askAgentDefinition;
 
 let t: TTestDb;
 let site: TFixtureSite;
@@ -46,15 +31,7 @@ beforeAll(async () => {
       {
         name: "judge with our price list: they now undercut us",
         match: { schemaName: "change_verdicts", prompt: OUR_PRICE },
-        response: {
-          json: {
-            price: {
-              verdict: "material",
-              reason: "At 9.90 the rival now undercuts our 10.00.",
-              cites: [{ excerpt: "C1", quote: OUR_PRICE }],
-            },
-          },
-        },
+        response: { json: undercutVerdict },
       },
       {
         name: "judge without context: a price cut alone",

@@ -3,6 +3,7 @@ import { resolveContextValues, saveContextFile } from "@/server/context";
 import { ZTrackerDefinitionSchema } from "@/server/intelligence/definition";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { queryTimeline } from "@/server/timeline";
+import { boundValueDefinition, rivalPage } from "../fixtures/context-example";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { makePdf, utf8 } from "../helpers/context-fixtures";
@@ -15,23 +16,8 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
  * and its log stays empty).
  */
 
-const page = (price: string) =>
-  `<!doctype html><html><head><title>Rival</title></head><body><p>Pro <span id="price">$${price}</span></p></body></html>`;
-const definitionWith = (binding: Record<string, string>) => ({
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Rival Pro price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "ignore" } },
-  contextValues: [{ name: "our_price", ...binding }],
-  contextRules: [{ field: "price", value: "our_price", when: "drops_below" }],
-});
+const page = rivalPage;
+const definitionWith = boundValueDefinition;
 
 let t: TTestDb;
 let site: TFixtureSite;
