@@ -59,22 +59,41 @@ function toNumber(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function readLabelledLine(
-  chunks: readonly { location: string; text: string }[],
-  label: string,
-): { value: number; location: string; quote: string } | null {
+/** The first number stated after `label` on a line of `text` ("our price is 10.00", "Our price: $10.00"). */
+export function findLabelledNumber(text: string, label: string): { value: number; quote: string } | null {
   const pattern = new RegExp(
     String.raw`(?:^|[^\p{L}\p{N}])${escapeRe(label)}\s*(?:is|are|=|:|-|–)?\s*(?:[A-Z]{3}\s*|[$€£¥₹]\s*)?(${NUMBER})`,
     "iu",
   );
-  for (const chunk of chunks) {
-    for (const line of chunk.text.split("\n")) {
-      const match = pattern.exec(line);
-      const value = match?.[1] ? toNumber(match[1]) : null;
-      if (value !== null) return { value, location: chunk.location, quote: line.trim().slice(0, 200) };
-    }
+  for (const line of text.split("\n")) {
+    const match = pattern.exec(line);
+    const value = match?.[1] ? toNumber(match[1]) : null;
+    if (value !== null) return { value, quote: line.trim().slice(0, 200) };
   }
   return null;
+}
+
+function readLabelledLine(
+  chunks: readonly { location: string; text: string }[],
+  label: string,
+): { value: number; location: string; quote: string } | null {
+  for (const chunk of chunks) {
+    const found = findLabelledNumber(chunk.text, label);
+    if (found) return { ...found, location: chunk.location };
+  }
+  return null;
+}
+
+/** The person's files on their tracker, name and extracted text, newest first (for setup's proposals). */
+export async function listContextTexts(
+  db: TDb | TTx,
+  input: { userId: string; trackerId: string },
+): Promise<{ name: string; text: string }[]> {
+  return db.contextFile.findMany({
+    where: { userId: input.userId, trackerId: input.trackerId },
+    select: { name: true, text: true },
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+  });
 }
 
 async function readCsvCell(
