@@ -39,6 +39,8 @@ export const ZSetupDraftDataSchema = z.discriminatedUnion("status", [
     definition: z.record(z.string(), z.unknown()),
     /** How often the tracker will check (minutes); absent in replies stored before the card showed it. */
     scheduleMinutes: z.number().int().positive().optional(),
+    /** The draft tracker, so context files can be attached while drafting; absent in replies stored before. */
+    trackerId: z.string().optional(),
   }),
   z.object({ status: z.literal("discarded") }),
 ]);

@@ -34,6 +34,23 @@ export const CHANGE_MATERIALITIES = ["material", "notable", "baseline"] as const
 export const ZChangeMaterialitySchema = z.enum(CHANGE_MATERIALITIES);
 export type TChangeMateriality = z.infer<typeof ZChangeMaterialitySchema>;
 
+/**
+ * A context-file excerpt the judge consulted for a change (issue 16). `quote` is copied from the chunk, so the reason
+ * stays readable after the file is deleted; `cited` says the model named it as a reason (rules mode lists the
+ * excerpts beside ambiguous changes with `cited: false`, for the person to judge).
+ */
+export const ZChangeCitationSchema = z.object({
+  fileId: z.string(),
+  fileName: z.string(),
+  chunkId: z.string().nullable().describe("null for a value a code rule read from the file (contextValues)"),
+  location: z.string().describe('Where in the file: "p. 1", "lines 3–9", "rows 2–40"'),
+  quote: z.string(),
+  fields: z.array(z.string()).describe("The changed fields this excerpt was consulted (or cited) for"),
+  cited: z.boolean(),
+});
+export type TChangeCitation = z.infer<typeof ZChangeCitationSchema>;
+export const ZChangeCitationsSchema = z.array(ZChangeCitationSchema);
+
 /** One row of the timeline as the read API hands it out (JSON columns parsed, not cast). */
 export const ZTimelineEntrySchema = z.object({
   id: z.string(),
@@ -45,6 +62,7 @@ export const ZTimelineEntrySchema = z.object({
   delta: ZChangeDeltaSchema,
   decisions: ZChangeDecisionsSchema,
   definitionVersion: z.number().int(),
+  citations: ZChangeCitationsSchema.default([]),
 });
 export type TTimelineEntry = z.infer<typeof ZTimelineEntrySchema>;
 

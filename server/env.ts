@@ -125,6 +125,19 @@ const ZEnvObjectSchema = z.object({
     z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   ),
 
+  /**
+   * Context files (DESIGN §3): the largest file a person may attach, how many per tracker, which kinds (any of
+   * text, markdown, csv, pdf, docx) and how much extracted text one file may hold (bounds its chunks).
+   */
+  CONTEXT_FILE_MAX_BYTES: z.coerce.number().int().min(1_000).max(100_000_000).default(5_000_000),
+  CONTEXT_FILES_PER_TRACKER: z.coerce.number().int().min(1).max(1_000).default(20),
+  CONTEXT_FILE_KINDS: commaList.pipe(
+    z
+      .array(z.enum(["text", "markdown", "csv", "pdf", "docx"]))
+      .transform((kinds) => (kinds.length > 0 ? kinds : (["text", "markdown", "csv", "pdf", "docx"] as const))),
+  ),
+  CONTEXT_MAX_TEXT_CHARS: z.coerce.number().int().min(1_000).max(20_000_000).default(1_000_000),
+
   /** `npm start`: how long to keep retrying an unreachable DATABASE_URL before giving up (0 = try once). */
   DATABASE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** On SIGTERM/SIGINT: how long in-flight requests and refreshes may take to finish before they are cut. */

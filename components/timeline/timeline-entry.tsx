@@ -1,6 +1,8 @@
 import { roundPercentsInText } from "@/components/format/chart-format";
 import { LocalTime } from "@/components/format/local-time";
 import { fieldLabel, formatChange, formatFieldValue, type TValueFormat } from "@/contracts/definition/format-value";
+import type { TChangeCitation } from "@/contracts/timeline";
+import { ChangeCitations } from "./change-citations";
 
 type TDecision = { verdict: string; decidedBy: "code" | "agent"; reason: string };
 export type TTimelineEntryView = {
@@ -10,6 +12,8 @@ export type TTimelineEntryView = {
   delta: Record<string, { from: unknown; to: unknown }>;
   decisions: Record<string, TDecision>;
   definitionVersion: number;
+  /** Context-file excerpts behind the reasons (issue 16). */
+  citations?: readonly TChangeCitation[];
 };
 
 const BADGE = {
@@ -71,6 +75,7 @@ export function TimelineEntry({
                   {roundPercentsInText(decision.reason)}
                 </span>
               ) : null}
+              <ChangeCitations field={field} citations={entry.citations} />
             </li>
           );
         })}

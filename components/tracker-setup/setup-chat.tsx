@@ -15,6 +15,7 @@ import {
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
+import { SetupContextFiles } from "./setup-context-files";
 import { createSetupTransport } from "./setup-transport";
 import {
   cardDraft,
@@ -99,8 +100,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
       if (part.type === "data-status") setProgress(part.data.text);
       else if (part.type === "data-sample") setProgress(null);
       else if (part.type === "data-draft" && part.data.status === "saved") {
-        const { view, version, definition, scheduleMinutes } = part.data;
-        setSavedDraft({ view, version, definition, scheduleMinutes });
+        const { view, version, definition, scheduleMinutes, trackerId } = part.data;
+        setSavedDraft({ view, version, definition, scheduleMinutes, trackerId });
       } else if (part.type === "data-locked") router.push(`/trackers/${encodeURIComponent(part.data.trackerId)}`);
     },
     onFinish: () => setProgress(null),
@@ -277,6 +278,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
             {lock.isPending ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
           </button>
         ) : null}
+        {savedDraft?.trackerId && !locked ? <SetupContextFiles trackerId={savedDraft.trackerId} /> : null}
       </div>
     </div>
   );

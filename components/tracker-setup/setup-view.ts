@@ -6,7 +6,14 @@
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import type { TDraftView, TSetupMessageKind, TSetupUIMessage } from "./types";
 
-export type TSavedDraft = { view: TDraftView; version: number; definition: unknown; scheduleMinutes?: number };
+export type TSavedDraft = {
+  view: TDraftView;
+  version: number;
+  definition: unknown;
+  scheduleMinutes?: number;
+  /** The draft tracker, for attaching context files while drafting. */
+  trackerId?: string;
+};
 export type TSample = { target: string; document: unknown };
 
 /** What the page starts from: a stored conversation, or nothing yet. */
@@ -30,7 +37,7 @@ export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
           view: state.draft.view,
           version: state.draft.version,
           definition: state.draft.definition,
-          ...(state.tracker ? { scheduleMinutes: state.tracker.scheduleMinutes } : {}),
+          ...(state.tracker ? { scheduleMinutes: state.tracker.scheduleMinutes, trackerId: state.tracker.id } : {}),
         }
       : null,
   };

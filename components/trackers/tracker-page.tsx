@@ -8,6 +8,7 @@ import { TrackerRouting } from "@/components/notifications/tracker-routing";
 import { useTRPC } from "@/components/providers/trpc";
 import { FieldCharts } from "@/components/timeline/field-charts";
 import { TimelineList } from "@/components/timeline/timeline-list";
+import { ContextFiles } from "./context-files";
 import { CurrentState } from "./current-state";
 import { formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
@@ -124,9 +125,12 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
             <RunsLog trackerId={tracker.id} />
           </Card>
         </div>
-        <div className="space-y-6 lg:col-start-3 lg:row-start-2">
+        <div className="min-w-0 space-y-6 lg:col-start-3 lg:row-start-2">
           <Card title="Definition" testId="tracker-definition">
             <LockedDefinition definition={definition} versions={versions} />
+          </Card>
+          <Card title="Context files" testId="tracker-context-files">
+            <ContextFiles trackerId={tracker.id} />
           </Card>
           <Card title="Notifications" testId="tracker-notifications">
             <TrackerRouting trackerId={tracker.id} />

@@ -17,13 +17,18 @@ export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BY
 
 /** The body as text, never holding more than `maxBytes` (declared or streamed): a larger one is a 413. */
 export async function readBodyText(request: Request, maxBytes = MAX_JSON_BODY_BYTES): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, maxBytes));
+}
+
+/** The body's bytes, never holding more than `maxBytes` (declared or streamed): a larger one is a 413. */
+export async function readBodyBytes(request: Request, maxBytes = MAX_JSON_BODY_BYTES): Promise<Uint8Array> {
   const tooLarge = () =>
     new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${Math.round(maxBytes / 1000)} KB.`, {
       details: { maxBytes },
     });
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge();
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -37,5 +42,5 @@ export async function readBodyText(request: Request, maxBytes = MAX_JSON_BODY_BY
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { apiTokenRouter } from "./routers/api-token";
+import { contextFileRouter } from "./routers/context-file";
 import { feedRouter } from "./routers/feed";
 import { notificationRouter } from "./routers/notification";
 import { settingsRouter } from "./routers/settings";
@@ -19,6 +20,7 @@ export const appRouter = createTRPCRouter({
   apiToken: apiTokenRouter,
   account: accountRouter,
   notification: notificationRouter,
+  contextFile: contextFileRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { User } from "../generated/prisma/client";
+import { isUniqueViolation } from "../lib/unique-violation";
 import { LOCAL_USER_ID } from "../users/ensure-local-user";
 import { getAccessState } from "./access-state";
 import { hashInviteToken } from "./invites";
@@ -118,10 +119,4 @@ function emailTaken(): AppError {
   return new AppError("CONFLICT", "An account with this email already exists. Sign in instead.", {
     details: { reason: "email_taken" },
   });
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } };
-  // Prisma's P2002, or PostgreSQL's 23505 when it surfaces through the driver adapter unmapped.
-  return e?.code === "P2002" || e?.code === "23505" || e?.cause?.code === "23505";
 }

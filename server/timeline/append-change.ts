@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "@/contracts/timeline";
+import {
+  ZChangeCitationsSchema,
+  ZChangeDecisionsSchema,
+  ZChangeDeltaSchema,
+  ZChangeMaterialitySchema,
+} from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
 import { AppError } from "../errors";
 import type { EntityChange } from "../generated/prisma/client";
@@ -13,6 +18,8 @@ const ZAppendChangeInputSchema = z.object({
   delta: ZChangeDeltaSchema,
   materiality: ZChangeMaterialitySchema,
   decisions: ZChangeDecisionsSchema,
+  /** Context-file excerpts the judge consulted (issue 16); their quotes are copies. */
+  citations: ZChangeCitationsSchema.default([]),
   definitionVersion: z.number().int().min(1),
 });
 
@@ -36,9 +43,11 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
   await tx.$executeRaw`
     WITH inserted AS (
       INSERT INTO "EntityChange"
-        ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "definitionVersion")
+        ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "citations",
+         "definitionVersion")
       VALUES (${randomUUID()}, ${c.entityId}, ${c.trackerId}, ${c.runId}, ${c.capturedAt}, ${JSON.stringify(c.delta)}::jsonb,
-        ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb, ${c.definitionVersion})
+        ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb, ${JSON.stringify(c.citations)}::jsonb,
+        ${c.definitionVersion})
       ON CONFLICT ("runId", "entityId") DO NOTHING
       RETURNING "id", "trackerId", "materiality"
     )

@@ -13,6 +13,7 @@ export function toTimelineEntry(row: EntityChange): TTimelineEntry {
     materiality: row.materiality,
     delta: row.delta,
     decisions: row.decisions,
+    citations: row.citations,
     definitionVersion: row.definitionVersion,
   });
   if (!parsed.success) {

@@ -6,6 +6,7 @@ import { appRouter, createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
 import { createApiToken } from "@/server/api-tokens";
 import { createInvite } from "@/server/auth";
+import { saveContextFile } from "@/server/context";
 import { resetEnvForTests } from "@/server/env";
 import { APP_ERROR_CODES, isAppError } from "@/server/errors";
 import { createSetupSession } from "@/server/intelligence/setup";
@@ -24,7 +25,15 @@ let t: TTestDb;
 let owner: TSessionUser;
 let other: TSessionUser;
 /** The owner's rows, whose ids the other person tries. */
-const mine = { trackerId: "", sessionId: "", tokenId: "", inviteId: "", authSessionId: "", channelId: "" };
+const mine = {
+  trackerId: "",
+  sessionId: "",
+  tokenId: "",
+  inviteId: "",
+  authSessionId: "",
+  channelId: "",
+  fileId: "",
+};
 let otherToken = "";
 let site: TFixtureSite;
 
@@ -52,6 +61,15 @@ beforeAll(async () => {
   });
   mine.trackerId = tracker.id;
   mine.sessionId = (await createSetupSession(t.db, { userId: a.id })).id;
+  mine.fileId = (
+    await saveContextFile(t.db, {
+      userId: a.id,
+      trackerId: tracker.id,
+      name: "prices.txt",
+      mediaType: "text/plain",
+      bytes: new TextEncoder().encode("our price is 10.00"),
+    })
+  ).file.id;
   mine.tokenId = (await createApiToken(t.db, { userId: a.id, name: "mine" })).apiToken.id;
   mine.inviteId = (await createInvite(t.db, { userId: a.id })).invite.id;
   mine.authSessionId = (
@@ -135,6 +153,8 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.setStatus": { kind: "owned", input: () => ({ trackerId: mine.trackerId, status: "paused" }) },
   "tracker.setStatusMany": { kind: "bulk-owned", input: (trackerIds) => ({ trackerIds, status: "archived" }) },
   "tracker.setSchedule": { kind: "owned", input: () => ({ trackerId: mine.trackerId, scheduleMinutes: 15 }) },
+  "contextFile.list": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "contextFile.delete": { kind: "owned", input: () => ({ trackerId: mine.trackerId, fileId: mine.fileId }) },
   "apiToken.list": { kind: "own-scope" },
   "apiToken.create": { kind: "own-scope", input: () => ({ name: "someone's" }) },
   "apiToken.revoke": { kind: "owned", input: () => ({ tokenId: mine.tokenId }) },
@@ -224,6 +244,7 @@ async function ownerSnapshot() {
     await t.db.refreshRun.count({ where: { trackerId: mine.trackerId } }),
     await t.db.notificationChannel.findUnique({ where: { id: mine.channelId } }),
     await t.db.trackerNotificationRoute.findUnique({ where: { trackerId: mine.trackerId } }),
+    await t.db.contextFile.findUnique({ where: { id: mine.fileId }, select: { id: true } }),
   ]);
 }
 

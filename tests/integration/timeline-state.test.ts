@@ -185,6 +185,7 @@ describe("timeline (PGlite)", () => {
         delta: change.delta,
         decisions: change.decisions,
         definitionVersion: 1,
+        citations: [],
       },
     ]);
 

@@ -107,13 +107,16 @@ describe("(a) page-derived text is inside the wrapper in every prompt", () => {
         notable_signals: { from: [], to: [INJECTION] },
       },
       fieldDescriptions: describeFieldsForJudge(definition),
-      context: [INJECTION, `Our price list. ${INJECTION}`],
+      context: [
+        { fileName: "notes.txt", location: "line 1", text: INJECTION },
+        { fileName: "prices.pdf", location: "p. 2", text: `Our price list. ${INJECTION}` },
+      ],
     });
     const blocks = expectContained(prompt, 3);
     expect(blocks.map((b) => b.source)).toEqual([
       "the tracked page (old and new values)",
-      "context file excerpt 1",
-      "context file excerpt 2",
+      "context file excerpt C1: notes.txt, line 1",
+      "context file excerpt C2: prices.pdf, p. 2",
     ]);
   });
 
@@ -147,7 +150,7 @@ describe("(a) page-derived text is inside the wrapper in every prompt", () => {
       decision: "Is the café pulling ahead?",
       deltas: { tagline: { from: "Fresh beans daily.", to: INJECTION } },
       fieldDescriptions: describeFieldsForJudge(definition),
-      context: [INJECTION],
+      context: [{ id: "c1", fileId: "f1", fileName: "notes.txt", location: "line 1", page: null, text: INJECTION }],
       model: judge,
     });
     for (const model of [filler, judge]) {

@@ -138,7 +138,14 @@ describe("tracker definition schema", () => {
 
   it("can be turned into JSON schema for the drafter", () => {
     const json = z.toJSONSchema(ZTrackerDefinitionSchema) as { properties: Record<string, { description?: string }> };
-    expect(Object.keys(json.properties)).toEqual(["fields", "identityRule", "materiality"]);
+    expect(Object.keys(json.properties)).toEqual([
+      "fields",
+      "identityRule",
+      "materiality",
+      "contextValues",
+      "contextRules",
+    ]);
+    expect(json.properties.contextRules?.description).toContain("bound value");
     expect(JSON.stringify(json)).toContain("snake_case identifier");
   });
 

@@ -1,3 +1,4 @@
+export * from "@/contracts/definition/context-rule-schema";
 export * from "@/contracts/definition/describe-rule";
 export * from "@/contracts/definition/format-number";
 export * from "@/contracts/definition/materiality-rule-schema";

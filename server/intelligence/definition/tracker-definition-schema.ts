@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZContextRuleSchema, ZContextValueSchema } from "@/contracts/definition/context-rule-schema";
 import { ZMaterialityRuleSchema } from "@/contracts/definition/materiality-rule-schema";
 import { isNumericFieldType, NOTABLE_SIGNALS, ZFieldSchema } from "./field-schema";
 import { ZIdentityRuleSchema } from "./identity-rule-schema";
@@ -16,6 +17,16 @@ export const ZTrackerDefinitionSchema = z
     materiality: z
       .record(z.string(), ZMaterialityRuleSchema)
       .describe("Rule per field name; fields without a rule are judged by the agent"),
+    contextValues: z
+      .array(ZContextValueSchema)
+      .max(10)
+      .optional()
+      .describe("Numbers bound from the tracker's context files (e.g. our_price), for contextRules"),
+    contextRules: z
+      .array(ZContextRuleSchema)
+      .max(10)
+      .optional()
+      .describe("Code rules comparing a field with a bound value; checked before the field's materiality rule"),
   })
   .superRefine((definition, ctx) => {
     const byName = new Map<string, (typeof definition.fields)[number]>();
@@ -51,6 +62,33 @@ export const ZTrackerDefinitionSchema = z
         });
       }
     }
+    const values = new Set((definition.contextValues ?? []).map((v) => v.name));
+    (definition.contextValues ?? []).forEach((value, index) => {
+      if ((definition.contextValues ?? []).findIndex((v) => v.name === value.name) !== index) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["contextValues", index, "name"],
+          message: `"${value.name}" is bound twice`,
+        });
+      }
+    });
+    (definition.contextRules ?? []).forEach((rule, index) => {
+      const field = byName.get(rule.field);
+      if (!field || !isNumericFieldType(field.type)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["contextRules", index, "field"],
+          message: `a context rule needs a number, integer or money field; "${rule.field}" is ${field ? field.type : "not a field"}`,
+        });
+      }
+      if (!values.has(rule.value)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["contextRules", index, "value"],
+          message: `"${rule.value}" is not one of the contextValues`,
+        });
+      }
+    });
   })
   .describe("The locked contract of a tracker: what to watch, how to identify it, and what counts as material");
 

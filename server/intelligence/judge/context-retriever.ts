@@ -1,12 +1,21 @@
+import type { TContextChunk } from "../../context";
 import type { TDeltas } from "../diff/diff-records";
 
-/**
- * The seam for a tracker's context files: returns the most relevant chunks (untrusted text) for a
- * query. The judge's caller retrieves once per run and passes the chunks in `context`.
- */
-export type TContextRetriever = (q: { trackerId: string; query: string; limit: number }) => Promise<string[]>;
+export type { TContextChunk };
 
-/** The default until context files land: no context. */
+/**
+ * The seam for a tracker's context files: the most relevant chunks (untrusted text, with their file and place) of
+ * ONE tracker of ONE person for a query. The refresh retrieves once per run, only when deltas reach the judge; by
+ * default from the database (server/context retrieveContextChunks: full-text search).
+ */
+export type TContextRetriever = (q: {
+  userId: string;
+  trackerId: string;
+  query: string;
+  limit: number;
+}) => Promise<TContextChunk[]>;
+
+/** No context (tests that pin the judge's input). */
 export const retrieveNoContext: TContextRetriever = async () => [];
 
 /** A retrieval query for the undecided deltas: the decision plus the changed fields and new values. */

@@ -1,3 +1,4 @@
+export * from "./citations";
 export * from "./context-retriever";
 export * from "./describe-fields-for-judge";
 export * from "./fallback";

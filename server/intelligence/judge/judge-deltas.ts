@@ -2,8 +2,15 @@ import type { LanguageModel } from "ai";
 import type { TDeltas } from "../diff/diff-records";
 import { type TModelUsage, ZERO_USAGE } from "../fill/model-usage";
 import { callStructured } from "../fill/structured-call";
+import type { TContextChunk } from "./context-retriever";
 import { judgeDeltasRulesMode } from "./fallback";
-import { buildJudgePrompt, buildJudgeRepairMessage, JUDGE_INSTRUCTIONS } from "./prompt";
+import {
+  buildJudgePrompt,
+  buildJudgeRepairMessage,
+  excerptLabel,
+  JUDGE_INSTRUCTIONS,
+  MAX_CONTEXT_CHUNKS,
+} from "./prompt";
 import { buildJudgeJsonSchema, type TJudgeVerdict, validateJudgeOutput } from "./schema";
 
 export type TJudgeDeltasInput = {
@@ -12,8 +19,8 @@ export type TJudgeDeltasInput = {
   deltas: TDeltas;
   /** Per field, what it means (see describeFieldsForJudge). */
   fieldDescriptions: Record<string, string>;
-  /** Retrieved context-file chunks; untrusted, wrapped as such in the prompt. */
-  context: string[];
+  /** Retrieved context-file chunks; untrusted, wrapped as such in the prompt, cited by label. */
+  context: TContextChunk[];
   /** null = rules mode: every delta becomes notable, no call. */
   model: LanguageModel | null;
   /** Transport retries per call; the validation repair is separate and at most one. */
@@ -41,17 +48,29 @@ export async function judgeDeltas(input: TJudgeDeltasInput): Promise<TJudgeDelta
   if (input.model === null) return { verdicts: judgeDeltasRulesMode(input.deltas), modelCalls: 0, usage: ZERO_USAGE };
   await input.beforeModelCall?.();
 
+  const context = input.context.slice(0, MAX_CONTEXT_CHUNKS);
+  const labels = context.map((_, i) => excerptLabel(i));
   const { value, modelCalls, usage } = await callStructured({
     task: "judge",
     model: input.model,
     instructions: JUDGE_INSTRUCTIONS,
-    prompt: buildJudgePrompt(input),
-    schema: buildJudgeJsonSchema(names),
+    prompt: buildJudgePrompt({ ...input, context }),
+    schema: buildJudgeJsonSchema(names, labels),
     schemaName: "change_verdicts",
-    validate: (answer) => validateJudgeOutput(names, answer),
+    validate: (answer) => validateJudgeOutput(names, answer, labels),
     repairMessage: buildJudgeRepairMessage,
     maxRetries: input.maxRetries ?? 2,
     abortSignal: input.abortSignal,
   });
-  return { verdicts: value, modelCalls, usage };
+  // Labels back to the chunks they named.
+  const verdicts: Record<string, TJudgeVerdict> = {};
+  for (const [name, answer] of Object.entries(value)) {
+    const { cites, ...verdict } = answer;
+    const named = (cites ?? []).flatMap((c) => {
+      const chunk = context[labels.indexOf(c.excerpt)];
+      return chunk ? [{ chunkId: chunk.id, quote: c.quote }] : [];
+    });
+    verdicts[name] = named.length > 0 ? { ...verdict, cites: named } : verdict;
+  }
+  return { verdicts, modelCalls, usage };
 }

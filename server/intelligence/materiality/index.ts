@@ -1,3 +1,4 @@
+export * from "./evaluate-context-rules";
 export * from "./evaluate-deltas";
 export * from "./pick-undecided";
 export * from "./summarise-verdicts";

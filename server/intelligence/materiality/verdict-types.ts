@@ -1,3 +1,4 @@
+import type { TContextRule } from "@/contracts/definition/context-rule-schema";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 
 export type TVerdictKind = "material" | "notable" | "noise";
@@ -6,7 +7,8 @@ export type TVerdictKind = "material" | "notable" | "noise";
 export type TCodeVerdict = {
   verdict: TVerdictKind | "undecided";
   decidedBy: "code";
-  rule: TMaterialityRule;
+  /** The field's rule, or a context rule that fired (compared with a value from a context file). */
+  rule: TMaterialityRule | { kind: "context"; context: TContextRule };
   reason: string;
 };
 

@@ -10,12 +10,14 @@ import {
   type TCapabilityConfig,
   type TUsageInfo,
 } from "../../capabilities";
+import { resolveContextValues, retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { prepareEvent, publish, type TCheckOutcome, type TPreparedEvent } from "../../events";
 import type { Prisma } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
+import type { TChangeCitation } from "../../timeline";
 import {
   appendChange,
   ensureEntity,
@@ -29,14 +31,14 @@ import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition
 import { diffRecords, type TDeltas } from "../diff";
 import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
 import {
+  buildCitations,
   contextQueryFor,
   describeFieldsForJudge,
   judgeDeltas,
-  retrieveNoContext,
   type TContextRetriever,
   type TJudgeVerdict,
 } from "../judge";
-import { evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
+import { evaluateContextRules, evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
 import {
   leaseAndLoad,
   parseLockedDefinition,
@@ -361,7 +363,15 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const decisions = await metered(
       steps.time(
         "judge",
-        () => judgeAll(def, deltas, tracker.decision, trackerId, models.judge, options, checkBudget),
+        () =>
+          judgeAll(db, def, deltas, {
+            decision: tracker.decision,
+            owner: { userId: tracker.userId, trackerId },
+            model: models.judge,
+            retrieve: options.retrieveContext ?? ((q) => retrieveContextChunks(db, q)),
+            options,
+            beforeModelCall: checkBudget,
+          }),
         (j) => `${j.modelCalls} model call(s)`,
       ),
     );
@@ -391,6 +401,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             delta: kept,
             materiality: overall,
             decisions: decisions.byField,
+            citations: decisions.citations,
             definitionVersion: version,
           });
         }
@@ -541,16 +552,35 @@ function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
   };
 }
 
+/**
+ * Rules first (free, reproducible), then ONE model call for what they cannot decide, with the most relevant chunks
+ * of this tracker's context files (issue 16); the excerpts it saw and the ones it cited go on the change row. Rules
+ * mode still retrieves them, so the files are listed beside the changes it leaves to the person.
+ */
 async function judgeAll(
+  db: TDb,
   def: TTrackerDefinition,
   deltas: TDeltas,
-  decision: string,
-  trackerId: string,
-  model: LanguageModel | null,
-  options: TRefreshOptions,
-  beforeModelCall: () => Promise<void>,
-): Promise<{ byField: Record<string, TDecision>; modelCalls: number; usage: TModelUsage }> {
-  const byCode = evaluateDeltas(deltas, def);
+  input: {
+    decision: string;
+    owner: { userId: string; trackerId: string };
+    model: LanguageModel | null;
+    retrieve: TContextRetriever;
+    options: TRefreshOptions;
+    beforeModelCall: () => Promise<void>;
+  },
+): Promise<{
+  byField: Record<string, TDecision>;
+  citations: TChangeCitation[];
+  modelCalls: number;
+  usage: TModelUsage;
+}> {
+  // Context rules first: values bound from the files, read now (only on this changed path), decided by code.
+  const bound = def.contextRules?.length
+    ? await resolveContextValues(db, { ...input.owner, values: def.contextValues ?? [] })
+    : {};
+  const byContext = evaluateContextRules(deltas, def, bound);
+  const byCode = { ...evaluateDeltas(deltas, def), ...byContext.verdicts };
   const byField: Record<string, TDecision> = {};
   for (const [field, v] of Object.entries(byCode)) {
     if (v.verdict !== "undecided") {
@@ -558,17 +588,18 @@ async function judgeAll(
     }
   }
   const undecided = pickUndecided(deltas, byCode);
-  if (Object.keys(undecided).length === 0) return { byField, modelCalls: 0, usage: ZERO_USAGE };
-  const retrieve = options.retrieveContext ?? retrieveNoContext;
-  const context = await retrieve({ trackerId, query: contextQueryFor(decision, undecided), limit: 5 });
+  if (Object.keys(undecided).length === 0)
+    return { byField, citations: byContext.citations, modelCalls: 0, usage: ZERO_USAGE };
+  const query = contextQueryFor(input.decision, undecided);
+  const context = await input.retrieve({ ...input.owner, query, limit: 5 });
   const judged = await judgeDeltas({
-    decision,
+    decision: input.decision,
     deltas: undecided,
     fieldDescriptions: describeFieldsForJudge(def, Object.keys(undecided)),
     context,
-    model,
-    beforeModelCall,
-    ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
+    model: input.model,
+    beforeModelCall: input.beforeModelCall,
+    ...(input.options.maxModelRetries !== undefined ? { maxRetries: input.options.maxModelRetries } : {}),
   });
   // Only the fields the judge was asked about take its verdict: a code verdict is never replaced,
   // whatever the answer (or a page it read) says (DESIGN §3 step 5, §8).
@@ -577,7 +608,13 @@ async function judgeAll(
     const v = judged.verdicts[field] as TJudgeVerdict;
     byField[field] = { verdict: v.verdict, decidedBy: v.decidedBy, reason: v.reason };
   }
-  return { byField, modelCalls: judged.modelCalls, usage: judged.usage };
+  const citations = buildCitations({
+    chunks: context,
+    verdicts: judged.verdicts,
+    fields: Object.keys(undecided),
+    query,
+  });
+  return { byField, citations, modelCalls: judged.modelCalls, usage: judged.usage };
 }
 
 function pickDeltas(

@@ -1,5 +1,6 @@
 import { messageText } from "@/contracts/setup-ui-message";
 import type { TCapabilityConfig } from "../../capabilities";
+import { listContextTexts } from "../../context";
 import type { TDb } from "../../db";
 import type { TTrackerDefinition } from "../definition";
 import { applyChatEdits } from "./apply-chat-edits";
@@ -7,6 +8,7 @@ import { bindAndSample } from "./bind-and-sample";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { parseChatEdits } from "./parse-chat-edit";
+import { proposeContextRules } from "./propose-context-rules";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
@@ -78,6 +80,19 @@ export async function runRulesTurn(
         "AI is off, so from chat I understand simple edits only (“only if it drops more than 10 %”, “remove title”, “check every hour”); change anything else on the card, then press Lock (or write “looks good”).",
       ].join(" "),
     );
+  }
+  // Files attached while drafting: a stated "our price is 10.00" becomes a context rule on the card (issue 16).
+  // Said before anything else in this turn, so the person sees it before locking.
+  if (state.draft) {
+    const proposed = proposeContextRules(
+      state.draft.definition,
+      await listContextTexts(db, { userId, trackerId: state.tracker.id }),
+    );
+    if (proposed) {
+      const saved = await saveSetupDraft(db, { userId, sessionId, definition: proposed.definition });
+      reply.draftSaved(saved);
+      return reply.say([...proposed.said, "Press Lock when the card looks right."].join(" "));
+    }
   }
   if (APPROVAL.test(text)) {
     if (!state.draft) return reply.say("There is no draft to lock yet.", "info");

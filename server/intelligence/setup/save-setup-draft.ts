@@ -11,6 +11,8 @@ export type TSavedSetupDraft = {
   view: TDraftView;
   /** The bound tracker's schedule, shown on the card beside the definition. */
   scheduleMinutes: number;
+  /** The draft tracker (context files attach to it while drafting). */
+  trackerId: string;
 };
 
 /**
@@ -32,7 +34,13 @@ export async function saveSetupDraft(
   await touchSetupSession(db, { sessionId: session.id });
   const definition = row.definition as Record<string, unknown>;
   const tracker = await getTracker(db, { userId: input.userId, trackerId: session.trackerId });
-  return { version: row.version, definition, view: toDraftView(definition), scheduleMinutes: tracker.scheduleMinutes };
+  return {
+    version: row.version,
+    definition,
+    view: toDraftView(definition),
+    scheduleMinutes: tracker.scheduleMinutes,
+    trackerId: tracker.id,
+  };
 }
 
 /** Locks the session's draft (version N+1), activates the tracker and closes the conversation. */

@@ -20,7 +20,13 @@ export type TSetupReply = {
   status(text: string): void;
   sample(target: string, document: unknown): void;
   draftPartial(view: TDraftView): void;
-  draftSaved(draft: { view: TDraftView; version: number; definition: unknown; scheduleMinutes?: number }): void;
+  draftSaved(draft: {
+    view: TDraftView;
+    version: number;
+    definition: unknown;
+    scheduleMinutes?: number;
+    trackerId?: string;
+  }): void;
   /** Withdraws a partial draft that was never saved; a no-op when none is showing. */
   draftDiscarded(): void;
   locked(trackerId: string, version: number): void;
@@ -71,7 +77,7 @@ export function createSetupReply(writer: UIMessageStreamWriter<TSetupUIMessage>)
       partialShowing = true;
       writer.write({ type: "data-draft", id: DRAFT_PART_ID, data: { status: "streaming", view } });
     },
-    draftSaved({ view, version, definition, scheduleMinutes }) {
+    draftSaved({ view, version, definition, scheduleMinutes, trackerId }) {
       partialShowing = false;
       writer.write({
         type: "data-draft",
@@ -82,6 +88,7 @@ export function createSetupReply(writer: UIMessageStreamWriter<TSetupUIMessage>)
           version,
           definition: definition as Record<string, unknown>,
           ...(scheduleMinutes === undefined ? {} : { scheduleMinutes }),
+          ...(trackerId === undefined ? {} : { trackerId }),
         },
       });
     },

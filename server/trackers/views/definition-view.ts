@@ -1,5 +1,11 @@
 import type { TDefinitionFieldView } from "@/contracts/trackers";
-import { describeRule, effectiveFields, ruleForField, type TTrackerDefinition } from "../../intelligence/definition";
+import {
+  describeContextRule,
+  describeRule,
+  effectiveFields,
+  ruleForField,
+  type TTrackerDefinition,
+} from "../../intelligence/definition";
 
 export type { TDefinitionFieldView, TDefinitionVersionView } from "@/contracts/trackers";
 
@@ -12,7 +18,13 @@ export function describeDefinition(version: number, definition: TTrackerDefiniti
       name: field.name,
       type: field.type === "money" && field.currency ? `money (${field.currency})` : field.type,
       description: field.description,
-      rule: describeRule(field, ruleForField(definition, field.name)),
+      // Context rules (issue 16) are checked first, so they read first.
+      rule: [
+        ...(definition.contextRules ?? [])
+          .filter((r) => r.field === field.name)
+          .map((r) => describeContextRule(r, definition.contextValues)),
+        describeRule(field, ruleForField(definition, field.name)),
+      ].join("; "),
       format: {
         type: field.type,
         ...(field.unit ? { unit: field.unit } : {}),

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { ZIdSchema } from "./common";
+
+/**
+ * Context files (DESIGN §3, issue 16): what the browser and the server agree on — the kinds a person may attach,
+ * the file list's view and the requests of the context-file operations. Limits themselves are configuration
+ * (server/env.ts) and travel to the page inside the list response.
+ */
+
+export const CONTEXT_FILE_KINDS = ["text", "markdown", "csv", "pdf", "docx"] as const;
+export const ZContextFileKindSchema = z.enum(CONTEXT_FILE_KINDS);
+export type TContextFileKind = z.infer<typeof ZContextFileKindSchema>;
+
+/** Extension → kind; the extension decides (browsers send unreliable media types), the bytes must agree. */
+export const CONTEXT_FILE_EXTENSIONS: Record<string, TContextFileKind> = {
+  txt: "text",
+  text: "text",
+  md: "markdown",
+  markdown: "markdown",
+  csv: "csv",
+  pdf: "pdf",
+  docx: "docx",
+};
+
+/** For the file picker's `accept`. */
+export const CONTEXT_FILE_ACCEPT = Object.keys(CONTEXT_FILE_EXTENSIONS)
+  .map((ext) => `.${ext}`)
+  .join(",");
+
+export function contextFileKindOf(fileName: string): TContextFileKind | null {
+  const ext = fileName.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  return ext ? (CONTEXT_FILE_EXTENSIONS[ext] ?? null) : null;
+}
+
+export const ZContextFileViewSchema = z.object({
+  id: z.string(),
+  trackerId: z.string(),
+  name: z.string(),
+  kind: ZContextFileKindSchema,
+  size: z.number().int().describe("Bytes as uploaded"),
+  status: z.enum(["indexed"]).describe("indexed: its text is chunked and searchable"),
+  units: z.number().int().describe("Pages (PDF), rows (CSV) or lines"),
+  chunkCount: z.number().int(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+  citedBy: z.number().int().describe("How many timeline changes cited this file"),
+  lastCitedAt: z.date().nullable(),
+});
+export type TContextFileView = z.infer<typeof ZContextFileViewSchema>;
+
+export const ZListContextFilesRequestSchema = z.object({ trackerId: ZIdSchema });
+export const ZListContextFilesResponseSchema = z.object({
+  files: z.array(ZContextFileViewSchema),
+  limits: z.object({
+    maxBytes: z.number().int(),
+    maxFiles: z.number().int(),
+    kinds: z.array(ZContextFileKindSchema),
+  }),
+});
+export type TListContextFilesResponse = z.infer<typeof ZListContextFilesResponseSchema>;
+
+export const ZDeleteContextFileRequestSchema = z.object({ trackerId: ZIdSchema, fileId: ZIdSchema });
+
+/** The upload route's answer (POST /api/trackers/[id]/context-files, multipart `file` [+ `replaceFileId`]). */
+export const ZUploadContextFileResponseSchema = z.object({ file: ZContextFileViewSchema, replaced: z.boolean() });
+
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(bytes < 10_000 ? 1 : 0)} KB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}

@@ -1,0 +1,135 @@
+import { createHash } from "node:crypto";
+import {
+  CONTEXT_FILE_KINDS,
+  contextFileKindOf,
+  formatFileSize,
+  type TContextFileView,
+} from "@/contracts/context-files";
+import type { TDb } from "../db";
+import { AppError } from "../errors";
+import { sanitizeText } from "../lib/sanitize-text";
+import { isUniqueViolation } from "../lib/unique-violation";
+import { CONTEXT_FILE_VIEW_SELECT, citationCounts, toContextFileView } from "./context-file-view";
+import { contextLimitsFromEnv, type TContextLimits } from "./context-limits";
+import { extractText } from "./extract-text";
+import { assertOwnedTracker } from "./owned-tracker";
+
+export type TSaveContextFileInput = {
+  userId: string;
+  trackerId: string;
+  name: string;
+  mediaType: string;
+  bytes: Uint8Array;
+  /** Replace this file (re-index it): its row keeps its id, its chunks are rebuilt. */
+  replaceFileId?: string | null;
+  limits?: TContextLimits;
+};
+
+const MAX_NAME_CHARS = 200;
+
+/**
+ * Attaches a file to the person's tracker, or replaces one: checks (size, kind, count), extracts and chunks the text,
+ * then writes the file and its chunks in ONE transaction — an upload that fails anywhere stores nothing, a replace
+ * that fails leaves the old file as it was. The chunks' full-text vectors are computed by the database.
+ */
+export async function saveContextFile(
+  db: TDb,
+  input: TSaveContextFileInput,
+): Promise<{ file: TContextFileView; replaced: boolean }> {
+  const limits = input.limits ?? contextLimitsFromEnv();
+  const name = cleanName(input.name);
+  const kind = contextFileKindOf(name);
+  if (!kind || !limits.kinds.includes(kind)) {
+    const allowed =
+      limits.kinds.length === CONTEXT_FILE_KINDS.length ? ".txt, .md, .csv, .pdf or .docx" : limits.kinds.join(", ");
+    throw new AppError("UNPROCESSABLE", `“${name}” is not a supported file type. Attach ${allowed}.`, {
+      details: { reason: "unsupported_type" },
+    });
+  }
+  if (input.bytes.byteLength > limits.maxBytes) {
+    throw new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `“${name}” is ${formatFileSize(input.bytes.byteLength)}; files can be at most ${formatFileSize(limits.maxBytes)}.`,
+      { details: { maxBytes: limits.maxBytes } },
+    );
+  }
+  if (input.bytes.byteLength === 0) throw new AppError("UNPROCESSABLE", `“${name}” is empty.`);
+  await assertOwnedTracker(db, input);
+
+  const extracted = await extractText(kind, name, input.bytes, limits.maxTextChars);
+  const sha256 = createHash("sha256").update(input.bytes).digest("hex");
+  const fields = {
+    name,
+    kind,
+    mediaType: input.mediaType.slice(0, 200) || "application/octet-stream",
+    size: input.bytes.byteLength,
+    sha256,
+    content: Buffer.from(input.bytes) as Uint8Array<ArrayBuffer>,
+    text: sanitizeText(extracted.text),
+    units: extracted.units,
+    chunkCount: extracted.chunks.length,
+    status: "indexed",
+  };
+  const owner = { userId: input.userId, trackerId: input.trackerId };
+
+  try {
+    const saved = await db.$transaction(async (tx) => {
+      let fileId: string;
+      if (input.replaceFileId) {
+        const { count } = await tx.contextFile.updateMany({
+          where: { id: input.replaceFileId, ...owner },
+          data: fields,
+        });
+        if (count === 0) throw new AppError("NOT_FOUND", "The file to replace is not attached to this tracker.");
+        fileId = input.replaceFileId;
+        await tx.contextChunk.deleteMany({ where: { fileId, ...owner } });
+      } else {
+        if (await tx.contextFile.findFirst({ where: { ...owner, name }, select: { id: true } })) throw nameTaken(name);
+        const existing = await tx.contextFile.count({ where: owner });
+        if (existing >= limits.maxFiles) {
+          throw new AppError(
+            "CONFLICT",
+            `This tracker already has ${limits.maxFiles} files, the most it can hold. Delete or replace one first.`,
+            { details: { reason: "too_many_files", maxFiles: limits.maxFiles } },
+          );
+        }
+        fileId = (await tx.contextFile.create({ data: { ...owner, ...fields }, select: { id: true } })).id;
+      }
+      await tx.contextChunk.createMany({
+        data: extracted.chunks.map((chunk, ordinal) => ({
+          fileId,
+          ...owner,
+          ordinal,
+          page: chunk.page,
+          location: chunk.location,
+          text: sanitizeText(chunk.text),
+        })),
+      });
+      return tx.contextFile.findUniqueOrThrow({ where: { id: fileId }, select: CONTEXT_FILE_VIEW_SELECT });
+    });
+    const cited = await citationCounts(db, { ...owner, fileIds: [saved.id] });
+    return { file: toContextFileView(saved, cited.get(saved.id)), replaced: Boolean(input.replaceFileId) };
+  } catch (error) {
+    // Two uploads of one name at once: the unique index decides.
+    if (isUniqueViolation(error)) throw nameTaken(name);
+    throw error;
+  }
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError("CONFLICT", `A file named “${name}” is already attached; replace it instead.`, {
+    details: { reason: "name_taken" },
+  });
+}
+
+/** The file's own name (no folders a browser may send), trimmed, storable and of a sane length. */
+function cleanName(raw: string): string {
+  const base = sanitizeText(raw.split(/[\\/]/).at(-1) ?? "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters have no place in a file name
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim();
+  if (!base) throw new AppError("BAD_REQUEST", "The file has no name.");
+  if (base.length <= MAX_NAME_CHARS) return base;
+  const ext = base.match(/\.[a-z0-9]{1,8}$/i)?.[0] ?? "";
+  return `${base.slice(0, MAX_NAME_CHARS - ext.length - 1)}…${ext}`;
+}

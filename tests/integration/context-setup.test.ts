@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveContextFile } from "@/server/context";
+import { refreshTracker } from "@/server/intelligence/refresh";
+import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
+import { queryTimeline } from "@/server/timeline";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { rivalPage } from "../fixtures/context-example";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { utf8 } from "../helpers/context-fixtures";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { setupTurn } from "../helpers/setup-turn";
+import { localCapabilityConfig } from "../helpers/trackers";
+
+/**
+ * Issue 16, setup in rules mode: a file attached while drafting that states "our price is 10.00" makes the card
+ * bind our_price and propose "material when it drops below our_price"; once locked, the seed's move is decided by
+ * code with no model.
+ */
+
+let t: TTestDb;
+let site: TFixtureSite;
+let userId: string;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  site = await startFixtureSite();
+  userId = (await ensureLocalUser(t.db)).id;
+});
+afterAll(async () => {
+  await site?.close();
+  await t?.close();
+});
+
+const turn = (sessionId: string, text: string) =>
+  setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig([site.url]), model: null });
+
+describe("setup proposes a context rule from an attached file", () => {
+  it("binds our_price from the file, and the locked tracker decides 12.00 → 9.90 by code", async () => {
+    site.setPage("/setup-rival", { body: rivalPage("12.00") });
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Are we undercut? ${site.urlFor("/setup-rival")}`);
+    const drafted = await getSetupState(t.db, { userId, sessionId: session.id });
+    const money = drafted.draft?.definition.fields.find((f) => f.type === "money");
+    expect(money, JSON.stringify(drafted.draft?.definition.fields)).toBeDefined();
+    const field = money?.name as string;
+    const trackerId = drafted.tracker?.id as string;
+
+    await saveContextFile(t.db, {
+      userId,
+      trackerId,
+      name: "price-list.txt",
+      mediaType: "text/plain",
+      bytes: utf8(`Price list\nour ${field.replace(/_/g, " ")} is 10.00 USD\n`),
+    });
+    const proposal = await turn(session.id, "looks good");
+    expect(proposal.replies.map((b) => b.text).join(" ")).toContain(
+      `so I added ${field}: material when it drops below our_${field}`,
+    );
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.tracker?.lockedVersion).toBeNull();
+    expect(state.draft?.definition.contextRules).toEqual([{ field, value: `our_${field}`, when: "drops_below" }]);
+
+    await turn(session.id, "looks good");
+    expect((await getSetupState(t.db, { userId, sessionId: session.id })).tracker?.lockedVersion).toBe(1);
+
+    const rules = {
+      trigger: "manual" as const,
+      models: { filler: null, judge: null },
+      capabilityConfig: localCapabilityConfig([site.url]),
+    };
+    await refreshTracker(t.db, trackerId, rules);
+    site.setPage("/setup-rival", { body: rivalPage("9.90") });
+    expect(await refreshTracker(t.db, trackerId, rules)).toMatchObject({ outcome: "material", modelCalls: 0 });
+    const [change] = (await queryTimeline(t.db, { trackerId })).items;
+    expect(change?.decisions[field]).toMatchObject({ decidedBy: "code", rule: "context" });
+    expect(change?.citations[0]?.quote).toBe(`our ${field.replace(/_/g, " ")} is 10.00 USD`);
+  });
+});
