@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeBrowsers, pooledBrowserPid, type TBrowserConfig, type TCapabilityConfig } from "@/server/capabilities";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
+import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
 import { getCurrentState } from "@/server/timeline";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { jsPricePage } from "../fixtures/site/js-pages";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { dataPart, setupTurn } from "../helpers/setup-turn";
 import {
   createActiveTracker,
   cssPriceDefinition,
@@ -177,5 +180,41 @@ describe.skipIf(!browser)("refresh of pages that need a browser (system Chromium
     const next = await refreshTracker(db.db, trackerId, optionsFor(rulesMode()));
     expect(next).toMatchObject({ status: "completed", outcome: "material" });
     expect((await stateOf(trackerId))?.fields).toMatchObject({ price: { amount: 99 } });
+  });
+});
+
+describe.skipIf(!browser)("setup picks render from the sample (rules mode)", () => {
+  it("a JavaScript shell is rendered, remembered on the tracker, drafted from the rendered price, and the card says so", async () => {
+    site.setPage("/setup-app", jsPricePage({ price: "$45.00" }));
+    site.setPage("/setup-plain", {
+      body: `<html><head><title>Acme</title></head><body><main><h1>Pro</h1><p>Pro plan <span id="price">$45.00</span> per month, billed yearly.</p></main></body></html>`,
+    });
+    const userId = (await ensureLocalUser(db.db)).id;
+    const read = async (path: string) => {
+      const session = await createSetupSession(db.db, { userId });
+      const turn = await setupTurn(db.db, {
+        userId,
+        sessionId: session.id,
+        text: `Tell me if Acme changes its price — ${site.urlFor(path)}`,
+        config: capabilityConfig(),
+        model: null,
+      });
+      const state = await getSetupState(db.db, { userId, sessionId: session.id });
+      const tracker = await db.db.tracker.findUniqueOrThrow({ where: { id: state.tracker?.id ?? "" } });
+      return { turn, state, tracker };
+    };
+
+    const app = await read("/setup-app");
+    expect(app.tracker.capabilityInput).toMatchObject({ render: "auto", autoRender: true });
+    expect(app.state.draft?.view.reading).toMatch(
+      /^Rendered in a browser: the sample page builds its content with JavaScript/,
+    );
+    const draft = dataPart(app.turn.reply, "draft");
+    expect(draft?.status === "saved" ? draft.view.reading : null).toMatch(/Rendered in a browser/);
+    expect(JSON.stringify(app.state.draft?.definition.fields)).toMatch(/money/);
+
+    const plain = await read("/setup-plain");
+    expect(plain.tracker.capabilityInput).not.toHaveProperty("autoRender");
+    expect(plain.state.draft?.view.reading).toMatch(/^Read with a plain fetch/);
   });
 });

@@ -32,7 +32,12 @@ export async function saveSetupDraft(
   await touchSetupSession(db, { sessionId: session.id });
   const definition = row.definition as Record<string, unknown>;
   const tracker = await getTracker(db, { userId: input.userId, trackerId: session.trackerId });
-  return { version: row.version, definition, view: toDraftView(definition), scheduleMinutes: tracker.scheduleMinutes };
+  return {
+    version: row.version,
+    definition,
+    view: toDraftView(definition, { capability: tracker.capability, input: tracker.capabilityInput }),
+    scheduleMinutes: tracker.scheduleMinutes,
+  };
 }
 
 /** Locks the session's draft (version N+1), activates the tracker and closes the conversation. */
