@@ -22,6 +22,8 @@ export const ZDraftViewSchema = z.object({
   ),
   identity: z.string().nullable(),
   rules: z.array(z.string()),
+  /** Web pages: how the page is read — a plain fetch or a browser, and why (issue #17). Absent for places. */
+  reading: z.string().nullable().optional(),
 });
 export type TDraftView = z.infer<typeof ZDraftViewSchema>;
 

@@ -83,6 +83,27 @@ const ZEnvObjectSchema = z.object({
   PAGE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Heap cap of each page worker (MB); a page that needs more fails its run, the server is unaffected. */
   PAGE_MEMORY_MB: z.coerce.number().int().min(32).max(4096).default(256),
+  /**
+   * Pages that need a browser (web.scrape `render`): a local Chromium/Chrome executable (Debian: /usr/bin/chromium)
+   * or a remote CDP endpoint (ws:// or wss://, e.g. a hosted browser) for serverless hosts where none can run.
+   * Neither set → pages are read with a plain fetch only and `render: "always"` fails with NOT_CONFIGURED.
+   */
+  BROWSER_EXECUTABLE_PATH: optionalString.refine(
+    (v) => v === undefined || v.startsWith("/") || /^[A-Za-z]:[\\/]/.test(v),
+    {
+      message: "must be an absolute path to a Chromium or Chrome executable (e.g. /usr/bin/chromium)",
+    },
+  ),
+  BROWSER_WS_ENDPOINT: optionalString.refine(
+    (v) => v === undefined || (URL.canParse(v) && /^(wss?|https?):$/.test(new URL(v).protocol)),
+    { message: "must be a ws://, wss:// (or http(s)://) CDP endpoint URL" },
+  ),
+  /** Pages rendered at once per process (each is a browser tab). */
+  BROWSER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /** Time budget for one rendered page (navigation, wait conditions, DOM read); over it the run fails with TIMEOUT. */
+  BROWSER_PAGE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /** The browser process is restarted after this many pages (and whenever it crashes or disconnects). */
+  BROWSER_RESTART_AFTER_PAGES: z.coerce.number().int().min(1).max(100_000).default(100),
   GOOGLE_MAPS_API_KEY: optionalString,
   GOOGLE_PLACES_BASE_URL: httpUrl.default("https://places.googleapis.com"),
   /** Open-Meteo forecast API origin (a local fixture in tests). */
@@ -253,6 +274,12 @@ function crossFieldProblems(env: TEnvFields): TEnvProblem[] {
     problems.push({
       variable: "SMTP_FROM",
       message: "is required with SMTP_URL or SMTP_HOST (e.g. Bellwether <bell@example.com>)",
+    });
+  }
+  if (env.BROWSER_EXECUTABLE_PATH !== undefined && env.BROWSER_WS_ENDPOINT !== undefined) {
+    problems.push({
+      variable: "BROWSER_WS_ENDPOINT",
+      message: "cannot be set together with BROWSER_EXECUTABLE_PATH: use a local browser or a remote one, not both",
     });
   }
   const host = serverlessHost(env);

@@ -130,6 +130,14 @@ export function DraftCard({
           <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-identity">
             {draft.identity ?? "—"}
           </p>
+          {draft.reading ? (
+            <>
+              <h3 className="mt-4 text-sm font-semibold">How the page is read</h3>
+              <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-reading">
+                {draft.reading}
+              </p>
+            </>
+          ) : null}
           {scheduleMinutes ? (
             <>
               <h3 className="mt-4 text-sm font-semibold">How often</h3>

@@ -19,11 +19,27 @@ export type TFetchConfig = {
   htmlMaxChars: number;
   /** Page reading off the event loop (page-worker-pool.ts): time budget per page, worker heap cap, pool size. */
   page: TPageLimits;
+  /** Rendering pages in a browser (web.scrape `render`); undefined = no browser configured. */
+  browser?: TBrowserConfig;
   /**
    * DNS resolution, injectable so tests can simulate a hostname that resolves to a private
    * address (DNS rebinding) without a real resolver. Defaults to `dns.lookup(host, {all: true})`.
    */
   resolve?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+};
+
+export type TBrowserConfig = {
+  /** Exactly one of the two: a local executable to launch, or a CDP endpoint to connect to. */
+  executablePath?: string;
+  wsEndpoint?: string;
+  /** Pages rendered at once (process-wide per browser). */
+  concurrency: number;
+  /** Whole render of one page: navigation, wait conditions and reading the DOM. */
+  pageTimeoutMs: number;
+  /** The browser is restarted after this many pages (and on crash/disconnect). */
+  restartAfterPages: number;
+  /** Longest wait for network idle once the page loaded (a page that polls never goes idle). */
+  networkIdleCapMs: number;
 };
 
 export type TMapsConfig = {
@@ -52,6 +68,7 @@ export function capabilityConfigFromEnv(env: TEnv = getEnv()): TCapabilityConfig
         memoryMb: env.PAGE_MEMORY_MB,
         workers: env.PAGE_WORKERS ?? DEFAULT_PAGE_LIMITS.workers,
       },
+      ...browserConfigFromEnv(env),
     },
     maps: {
       apiKey: env.GOOGLE_MAPS_API_KEY,
@@ -60,6 +77,26 @@ export function capabilityConfigFromEnv(env: TEnv = getEnv()): TCapabilityConfig
     },
   };
 }
+
+function browserConfigFromEnv(env: TEnv): { browser?: TBrowserConfig } {
+  const target = env.BROWSER_WS_ENDPOINT
+    ? { wsEndpoint: env.BROWSER_WS_ENDPOINT }
+    : env.BROWSER_EXECUTABLE_PATH
+      ? { executablePath: env.BROWSER_EXECUTABLE_PATH }
+      : undefined;
+  if (!target) return {};
+  return {
+    browser: {
+      ...target,
+      concurrency: env.BROWSER_CONCURRENCY,
+      pageTimeoutMs: env.BROWSER_PAGE_TIMEOUT_MS,
+      restartAfterPages: env.BROWSER_RESTART_AFTER_PAGES,
+      networkIdleCapMs: DEFAULT_NETWORK_IDLE_CAP_MS,
+    },
+  };
+}
+
+export const DEFAULT_NETWORK_IDLE_CAP_MS = 3_000;
 
 /** Test/bench helper: the env defaults with selected overrides. */
 export function makeCapabilityConfig(

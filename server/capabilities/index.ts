@@ -4,6 +4,7 @@ export {
   capabilityConfigFromEnv,
   DEFAULT_USER_AGENT,
   makeCapabilityConfig,
+  type TBrowserConfig,
   type TCapabilityConfig,
   type TFetchConfig,
   type TMapsConfig,
@@ -22,10 +23,12 @@ export { executeCapability, getCapability, listCapabilities, parseCapabilityInpu
 export * from "./types";
 export { createMemoryLedger, defaultCallKey } from "./usage";
 export {
+  type TRenderMode,
   type TWebScrapeInput,
   type TWebScrapeOutput,
   WEB_SCRAPE,
   webScrape,
+  ZRenderModeSchema,
   ZWebScrapeInputSchema,
   ZWebScrapeOutputSchema,
 } from "./web-scrape";
@@ -42,8 +45,10 @@ export {
 } from "./web-scrape/format-structured-document";
 export { documentFormatOfHash, hashStructuredDocument } from "./web-scrape/hash-structured-document";
 export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
+export { looksLikeShell, type TShellVerdict } from "./web-scrape/looks-like-shell";
 export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
 export { answerCssInWorker, closePageWorkers, readPageInWorker } from "./web-scrape/page-worker-pool";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
+export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";
 export { safeFetch, type TSafeFetchOptions } from "./web-scrape/safe-fetch";
 export { VOLATILE_JSON_KEYS } from "./web-scrape/volatile-keys";

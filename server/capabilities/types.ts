@@ -24,6 +24,8 @@ export const ZCapabilityErrorCodeSchema = z.enum([
   "ABORTED",
   /** The page could not be read within its time or memory budget (web.scrape's page worker). */
   "PAGE_TOO_COMPLEX",
+  /** The browser rendering a page failed to start, crashed or disconnected (web.scrape `render`). */
+  "RENDER_FAILED",
   "INTERNAL",
 ]);
 export type TCapabilityErrorCode = z.infer<typeof ZCapabilityErrorCodeSchema>;

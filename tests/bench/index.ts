@@ -8,6 +8,7 @@ import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark
 import { memoryBenchmark } from "./memory.bench";
 import { peerBenchmark } from "./peer.bench";
 import { refreshBenchmark } from "./refresh.bench";
+import { renderBenchmark } from "./render.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
@@ -22,6 +23,7 @@ const BENCHMARKS: TBenchmark[] = [
   peerBenchmark,
   adapterBenchmark,
   memoryBenchmark,
+  renderBenchmark,
 ];
 
 function gitRevision(): string {

@@ -1,9 +1,10 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { TLanguageModel } from "@/server/ai";
-import { makeCapabilityConfig, type TCapabilityConfig } from "@/server/capabilities";
+import { makeCapabilityConfig, type TBrowserConfig, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { createTracker, lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { findChromium } from "../e2e/chromium";
 
 /** Creates the local user's tracker, saves the definition and locks it: an active tracker at v1. */
 export async function createActiveTracker(
@@ -75,4 +76,26 @@ export function cssPriceDefinition(relative: number) {
 /** A page for `cssPriceDefinition`: the price in `#price`, and a fresh nonce so every render is byte-different. */
 export function priceBody(price: string): string {
   return `<main><span id="price">${price}</span><script nonce="${Math.random()}">x</script></main>`;
+}
+
+/**
+ * The browser for rendering tests (issue #17): the system Chromium (CHROMIUM_PATH, /usr/bin/chromium…), never
+ * installed from here. Undefined (and a printed reason) where none exists: those tests skip with that message.
+ */
+export function testBrowserConfig(overrides: Partial<TBrowserConfig> = {}): TBrowserConfig | undefined {
+  let executablePath: string;
+  try {
+    executablePath = findChromium({ install: false });
+  } catch (error) {
+    process.stderr.write(`[render tests] skipped: ${(error as Error).message}\n`);
+    return undefined;
+  }
+  return {
+    executablePath,
+    concurrency: 2,
+    pageTimeoutMs: 15_000,
+    restartAfterPages: 50,
+    networkIdleCapMs: 1_500,
+    ...overrides,
+  };
 }

@@ -24,6 +24,22 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ RATE_LIMIT_SETUP_WINDOW_SECONDS: "0" })).toThrow(/RATE_LIMIT_SETUP_WINDOW_SECONDS/);
   });
 
+  it("reads the browser for rendered pages: an absolute executable or a ws endpoint, not both, and its limits", () => {
+    const local = parseEnv({ BROWSER_EXECUTABLE_PATH: "/usr/bin/chromium", BROWSER_CONCURRENCY: "3" });
+    expect(local.BROWSER_EXECUTABLE_PATH).toBe("/usr/bin/chromium");
+    expect(local.BROWSER_CONCURRENCY).toBe(3);
+    expect(parseEnv({}).BROWSER_EXECUTABLE_PATH).toBeUndefined();
+    expect(parseEnv({ BROWSER_WS_ENDPOINT: "wss://browser.example/cdp?token=x" }).BROWSER_WS_ENDPOINT).toMatch(/^wss:/);
+    expect(() => parseEnv({ BROWSER_EXECUTABLE_PATH: "chromium" })).toThrow(
+      /BROWSER_EXECUTABLE_PATH must be an absolute path/,
+    );
+    expect(() => parseEnv({ BROWSER_WS_ENDPOINT: "ftp://x" })).toThrow(/BROWSER_WS_ENDPOINT/);
+    expect(() =>
+      parseEnv({ BROWSER_EXECUTABLE_PATH: "/usr/bin/chromium", BROWSER_WS_ENDPOINT: "ws://127.0.0.1:9222" }),
+    ).toThrow(/BROWSER_WS_ENDPOINT cannot be set together with BROWSER_EXECUTABLE_PATH/);
+    expect(() => parseEnv({ BROWSER_PAGE_TIMEOUT_MS: "10" })).toThrow(/BROWSER_PAGE_TIMEOUT_MS/);
+  });
+
   it("treats empty strings as unset", () => {
     const env = parseEnv({ DATABASE_URL: "", OPENAI_BASE_URL: " ", OPENAI_API_KEY: "" });
     expect(env.DATABASE_URL).toBeUndefined();

@@ -4,8 +4,17 @@ import { CapabilityFailure, completed, failed } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "./format-structured-document";
+import { looksLikeShell } from "./looks-like-shell";
 import { readPageInWorker } from "./page-worker-pool";
+import { renderPage } from "./render-page";
 import { safeFetch, type TFetchStats } from "./safe-fetch";
+
+/**
+ * Whether the page is rendered in a browser before it is read (issue #17). `auto` fetches it plainly and
+ * renders only when the fetched document looks like an empty app shell (looks-like-shell.ts).
+ */
+export const ZRenderModeSchema = z.enum(["auto", "never", "always"]);
+export type TRenderMode = z.infer<typeof ZRenderModeSchema>;
 
 export const ZWebScrapeInputSchema = z.object({
   url: z
@@ -17,6 +26,15 @@ export const ZWebScrapeInputSchema = z.object({
       (v) => !URL.canParse(v) || /^https?:$/.test(new URL(v).protocol),
       "Only http:// and https:// pages can be watched.",
     ),
+  /** Additive with a default: inputs stored before it existed read as `auto`. */
+  render: ZRenderModeSchema.default("auto"),
+  /**
+   * What `auto` decided for this tracker (true = the page needs the browser), remembered in the tracker's
+   * stored input so later refreshes go straight to the right path: a remembered shell is rendered without the
+   * plain fetch first, a remembered plain page never starts a browser. Written by code (the setup sample, the
+   * first refresh that decides), never by people; ignored unless render is `auto`.
+   */
+  autoRender: z.boolean().optional(),
 });
 export type TWebScrapeInput = z.infer<typeof ZWebScrapeInputSchema>;
 
@@ -47,6 +65,19 @@ export const ZWebScrapeOutputSchema = z.object({
       ]),
     )
     .optional(),
+  /** How the page was read: rendered in a browser or fetched plainly; what `auto` decided and why. */
+  render: z
+    .object({
+      rendered: z.boolean(),
+      /** Browser wall time of the render (ms). */
+      ms: z.number().optional(),
+      /** Requests the browser guards refused (private addresses, media, trackers). */
+      blockedRequests: z.number().int().optional(),
+      /** `auto` only: the decision to remember for this tracker. */
+      autoRender: z.boolean().optional(),
+      reason: z.string().optional(),
+    })
+    .optional(),
 });
 export type TWebScrapeOutput = z.infer<typeof ZWebScrapeOutputSchema>;
 
@@ -69,48 +100,105 @@ function sniffKind(text: string): TBodyKind {
 
 export const WEB_SCRAPE = "web.scrape";
 
+type TBody = { text: string; finalUrl: string; status: number; contentType: string };
+
 async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<TCapabilityEnvelope<TWebScrapeOutput>> {
   const startedAt = new Date();
   const stats: TFetchStats = { requests: 0, bytes: 0 };
   let envelope: TCapabilityEnvelope<TWebScrapeOutput>;
-  try {
-    const res = await safeFetch(input.url, ctx.config.fetch, {
-      signal: ctx.signal,
+  const config = ctx.config.fetch;
+  const mode = input.render ?? "auto";
+  const render = async (): Promise<{ body: TBody; ms: number; blocked: number }> => {
+    const selector = ctx.cssQueries?.find((q) => q.selector)?.selector;
+    const page = await renderPage(input.url, config, {
       stats,
-      checkContentType: (mime) =>
-        mime === "" || bodyKindOf(mime)
-          ? undefined
-          : `Refusing to read ${input.url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(selector ? { waitForSelector: selector } : {}),
     });
-    const kind = bodyKindOf(res.contentType) ?? sniffKind(res.text);
+    return {
+      body: { text: page.html, finalUrl: page.finalUrl, status: page.status, contentType: page.contentType },
+      ms: page.ms,
+      blocked: page.blocked.length,
+    };
+  };
+  try {
+    let body: TBody;
+    let rendered: TWebScrapeOutput["render"];
+    // Straight to the browser: asked for, or `auto` remembered that this tracker's page is a shell (and a
+    // browser is configured — without one, `auto` reads what a fetch sees).
+    if (mode === "always" || (mode === "auto" && input.autoRender === true && config.browser)) {
+      const r = await render();
+      body = r.body;
+      rendered = {
+        rendered: true,
+        ms: r.ms,
+        blockedRequests: r.blocked,
+        ...(mode === "auto" ? { autoRender: true } : {}),
+      };
+    } else {
+      body = await safeFetch(input.url, config, {
+        signal: ctx.signal,
+        stats,
+        checkContentType: (mime) =>
+          mime === "" || bodyKindOf(mime)
+            ? undefined
+            : `Refusing to read ${input.url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
+      });
+      rendered = { rendered: false };
+    }
+    let kind = bodyKindOf(body.contentType) ?? sniffKind(body.text);
+    const read = (b: TBody, k: TBodyKind) =>
+      readPageInWorker(
+        {
+          kind: k,
+          body: b.text,
+          finalUrl: b.finalUrl,
+          requestedUrl: input.url,
+          contentType: b.contentType,
+          css: [...(ctx.cssQueries ?? [])],
+        },
+        config.page,
+        ctx.signal,
+      );
     // Parsing, the structured document and CSS queries run in a worker thread with a time and memory
     // budget (DESIGN §5); this thread only waits.
-    const page = await readPageInWorker(
-      {
-        kind,
-        body: res.text,
-        finalUrl: res.finalUrl,
-        requestedUrl: input.url,
-        contentType: res.contentType,
-        css: [...(ctx.cssQueries ?? [])],
-      },
-      ctx.config.fetch.page,
-      ctx.signal,
-    );
+    let page = await read(body, kind);
     if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
+    if (mode === "auto" && !rendered.rendered) {
+      const verdict = looksLikeShell({ kind, html: body.text, document: page.document });
+      if (verdict.shell && config.browser) {
+        const r = await render();
+        body = r.body;
+        kind = "html";
+        page = await read(body, kind);
+        if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
+        rendered = {
+          rendered: true,
+          ms: r.ms,
+          blockedRequests: r.blocked,
+          autoRender: true,
+          reason: `looked like an app shell: ${verdict.reasons.join(", ")}`,
+        };
+      } else if (verdict.shell) {
+        rendered = { rendered: false, reason: "looked like an app shell, but no browser is configured" };
+      } else {
+        rendered = { rendered: false, autoRender: false };
+      }
+    }
     const { document, json } = page;
     const output: TWebScrapeOutput = {
       url: input.url,
-      finalUrl: res.finalUrl,
+      finalUrl: body.finalUrl,
       fetchedAt: startedAt.toISOString(),
-      status: res.status,
-      contentType: res.contentType,
+      status: body.status,
+      contentType: body.contentType,
       document,
+      render: rendered,
     };
     if (kind === "json") output.json = json;
     if (kind === "html") {
-      const cap = ctx.config.fetch.htmlMaxChars;
-      output.html = sanitizeText(res.text.length > cap ? res.text.slice(0, cap) : res.text);
+      const cap = config.htmlMaxChars;
+      output.html = sanitizeText(body.text.length > cap ? body.text.slice(0, cap) : body.text);
       if (ctx.cssQueries?.length) output.css = page.css;
     }
     envelope = completed(output);
@@ -130,7 +218,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
 export const webScrape: TCapability<TWebScrapeInput, TWebScrapeOutput> = {
   name: WEB_SCRAPE,
   description:
-    "Fetches a public web page (HTML, JSON or plain text) and formats it into a stable structured document: title, main text, headings, prices, JSON-LD entities, offers and availability, and canonical URL.",
+    "Fetches a public web page (HTML, JSON or plain text; rendered in a browser when it needs JavaScript) and formats it into a stable structured document: title, main text, headings, prices, JSON-LD entities, offers and availability, and canonical URL.",
   inputSchema: ZWebScrapeInputSchema,
   outputSchema: ZWebScrapeOutputSchema,
   execute: scrape,

@@ -44,11 +44,13 @@ import {
   parseLockedDefinition,
   refreshFailureSql,
   refreshSuccessSql,
+  rememberRenderDecision,
   renewLease,
   type TExistingRun,
   type TLoadedTracker,
 } from "../tracker-store";
 import { describeDeltas } from "./describe-outcome";
+import { describeRender, renderInfoOf } from "./describe-render";
 import { readCapture } from "./read-capture";
 import {
   createBufferedLedger,
@@ -246,10 +248,20 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             error?.retryable ?? true,
           );
         }
-        return readCapture(tracker.capability, tracker.capabilityInput, envelope.results, def.identityRule);
+        return {
+          ...readCapture(tracker.capability, tracker.capabilityInput, envelope.results, def.identityRule),
+          render: renderInfoOf(envelope.results),
+        };
       },
-      (c) => c.entityKey,
+      (c) => (c.render ? `${c.entityKey} · ${describeRender(c.render)}` : c.entityKey),
     );
+    // `auto` found a page that only JavaScript fills: remember it, so the next refreshes render straight away
+    // (one write, once per tracker; plain pages never write anything here).
+    if (
+      capture.render?.autoRender === true &&
+      (tracker.capabilityInput as { autoRender?: unknown }).autoRender !== true
+    )
+      await rememberRenderDecision(db, { trackerId, autoRender: true });
 
     // 3. Pre-check: same document under the same definition version → nothing to do, no model call, and
     // (with the entity in the bundle) no statement before the final write.

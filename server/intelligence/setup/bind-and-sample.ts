@@ -64,6 +64,11 @@ export async function bindAndSample(
     return { ok: false, message: `I could not read ${input.label}: ${why}` };
   }
   const { html, ...results } = envelope.results as Record<string, unknown>;
+  // web.scrape `render: auto`: the sample decides how this tracker's page is read. A page that only JavaScript
+  // fills is remembered as such, so its first refresh renders straight away (and the card says so).
+  const render = results.render as { autoRender?: boolean } | undefined;
+  if (input.capability === "web.scrape" && render?.autoRender === true && isRecord(parsedInput))
+    parsedInput = { ...parsedInput, autoRender: true };
   const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
   if (input.capability === "web.scrape" && results.document) {
     // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
@@ -90,6 +95,10 @@ export async function bindAndSample(
   await linkSetupTracker(db, { userId: input.userId, sessionId: input.sessionId, trackerId: tracker.id });
   await saveSetupSample(db, { userId: input.userId, sessionId: input.sessionId, sample });
   return { ok: true, trackerId: tracker.id, sample };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** What the sample says the target is: the page's title or the place's name. */

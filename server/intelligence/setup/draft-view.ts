@@ -11,7 +11,7 @@ const IDENTITY_TEXT: Record<string, string> = {
  * The draft card's view of a definition — also of a partial one while it streams in, so every
  * property is read defensively. Rules are described in plain language by describeRule.
  */
-export function toDraftView(definition: unknown): TDraftView {
+export function toDraftView(definition: unknown, target?: { capability: string; input: unknown }): TDraftView {
   const d = isRecord(definition) ? definition : {};
   const fields = (Array.isArray(d.fields) ? d.fields : []).filter(isRecord).flatMap((f) => {
     if (typeof f.name !== "string" || !f.name) return [];
@@ -38,7 +38,28 @@ export function toDraftView(definition: unknown): TDraftView {
       return `${field.name}: the agent decides`;
     }
   });
-  return { fields, identity: identityKind ? (IDENTITY_TEXT[identityKind] ?? identityKind) : null, rules };
+  const view: TDraftView = {
+    fields,
+    identity: identityKind ? (IDENTITY_TEXT[identityKind] ?? identityKind) : null,
+    rules,
+  };
+  const reading = target ? describeReading(target) : null;
+  if (reading) view.reading = reading;
+  return view;
+}
+
+/**
+ * The card's line about how a web page is read (issue #17): the sample decided it (bind-and-sample.ts
+ * remembers a page that only JavaScript fills as `autoRender`), and people should know a browser is involved.
+ */
+export function describeReading(target: { capability: string; input: unknown }): string | null {
+  if (target.capability !== "web.scrape" || !isRecord(target.input)) return null;
+  const { render, autoRender } = target.input;
+  if (render === "always") return "Always rendered in a browser before reading (render: always).";
+  if (render === "never") return "Read with a plain fetch, never in a browser (render: never).";
+  return autoRender === true
+    ? "Rendered in a browser: the sample page builds its content with JavaScript, so a plain fetch sees an empty page (render: auto)."
+    : "Read with a plain fetch: the sample page has its content in the HTML (render: auto — a browser is used only if it turns into an empty app shell).";
 }
 
 function describeExtractor(extractor: unknown): string | null {

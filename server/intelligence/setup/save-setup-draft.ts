@@ -37,7 +37,7 @@ export async function saveSetupDraft(
   return {
     version: row.version,
     definition,
-    view: toDraftView(definition),
+    view: toDraftView(definition, { capability: tracker.capability, input: tracker.capabilityInput }),
     scheduleMinutes: tracker.scheduleMinutes,
     trackerId: tracker.id,
   };

@@ -86,7 +86,10 @@ export async function getSetupState(db: TDb | TTx, input: { userId: string; sess
     const version = (t.lockedVersion ?? 0) + 1;
     const row = await db.trackerDefinition.findFirst({ where: { trackerId: t.id, version, lockedAt: null } });
     const parsed = row ? parseDefinition(row.definition) : null;
-    if (row && parsed?.ok) draft = { version, definition: parsed.definition, view: toDraftView(parsed.definition) };
+    if (row && parsed?.ok) {
+      const view = toDraftView(parsed.definition, { capability: t.capability, input: t.capabilityInput });
+      draft = { version, definition: parsed.definition, view };
+    }
   }
   return {
     sessionId: session.id,

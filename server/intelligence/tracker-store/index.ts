@@ -17,6 +17,7 @@ export * from "./lease-and-load";
 export * from "./lock-definition";
 export * from "./next-run";
 export * from "./record-refresh-outcome";
+export * from "./remember-render-decision";
 export * from "./save-draft-definition";
 export * from "./tracker-status-rules";
 export * from "./update-tracker-schedule";
