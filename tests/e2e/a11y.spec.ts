@@ -243,6 +243,28 @@ b.textContent = "Late banner"; document.body.prepend(b); document.body.dataset.l
   expect(await ambiguousLinks(page)).toHaveLength(1);
 });
 
+/**
+ * Live updates are announced politely: the tracker page's live line and Refresh now's progress and outcome are
+ * polite live regions (role "status") already in the page before anything is said in them — a region mounted
+ * together with its first words is often not read out.
+ */
+test("tracker page: live news and Refresh now's progress go to polite live regions that exist beforehand", async ({
+  page,
+}) => {
+  await page.goto(`/trackers/${seed.trackerId}`);
+  await expect(page.getByTestId("tracker-page")).toHaveAttribute("data-live", "live");
+  const live = page.getByTestId("tracker-live-status");
+  await expect(live).toHaveRole("status");
+  const feedback = page.getByTestId("refresh-feedback");
+  await expect(feedback).toHaveRole("status");
+  await expect(feedback).toHaveText("");
+  await page.getByRole("button", { name: "Refresh now" }).click();
+  await expect(feedback.getByTestId("refresh-outcome")).toHaveText(/\S/);
+  // Nothing inside claims a region of its own (which would be mounted with its words).
+  await expect(feedback.locator("[role=status], [aria-live]")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Refresh now" })).toHaveAccessibleDescription(/\S/);
+});
+
 const audit = (page: Page, target: TAuditedPage) => auditPage(page, { ...target, path: target.path(seed) });
 
 for (const viewport of AUDIT_VIEWPORTS) {
