@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
+import { ACME_PRICING_DEFINITION, acmePricingPage } from "../fixtures/acme-pricing";
 import {
   AUDIT_SCHEMES,
   AUDIT_VIEWPORTS,
@@ -108,24 +109,8 @@ const SIGNED_OUT_PAGES: TAuditedPage[] = [
   { name: "used-up invite", path: () => "/invite/no-such-invite-token", ready: mainHeading },
 ];
 
-const shop = (price: string, rating: string) =>
-  `<!doctype html><html><head><title>Acme pricing</title></head><body><main><h1>Pricing</h1>
-<p>Pro plan <span id="price">${price}</span> per month</p><p>Rated <b id="rating">${rating}</b></p></main></body></html>`;
-
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-    { name: "rating", type: "number", description: "Customer rating", extractor: { kind: "css", selector: "#rating" } },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
-};
+const shop = acmePricingPage;
+const definition = ACME_PRICING_DEFINITION;
 
 let seed: TSeed;
 const SEED_FILE = `.test-data/e2e-${E2E_PORTS.rulesApp}-a11y-seed.json`;
