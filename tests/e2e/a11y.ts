@@ -165,10 +165,17 @@ export const mainHeading = async (page: Page) => {
  */
 export async function auditPage(page: Page, target: TAuditTarget): Promise<void> {
   await watchLayoutShift(page);
+  // At phone width the page loads on a CPU slowed 4× (as Lighthouse's mobile run does), so content that arrives or
+  // draws late, after hydration, has every chance to move what is already on screen.
+  const cdp = await page.context().newCDPSession(page);
+  const phone = (page.viewportSize()?.width ?? 1280) < 640;
+  if (phone) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
   const response = await page.goto(target.path);
   expect(response?.status(), "HTTP status").toBe(target.status ?? 200);
   await target.ready(page);
   await page.evaluate(() => document.fonts.ready);
+  if (phone) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+  await cdp.detach();
 
   const report = (check: TAuditCheck, ok: boolean, detail: string) => {
     if (target.known?.[check]) {
