@@ -2,7 +2,6 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import { ACME_PRICING_DEFINITION, acmePricingPage } from "../fixtures/acme-pricing";
 import {
-  AUDIT_SCHEMES,
   AUDIT_VIEWPORTS,
   ambiguousLinks,
   auditPage,
@@ -253,24 +252,24 @@ test("tracker page: live news and Refresh now's progress go to polite live regio
 const audit = (page: Page, target: TAuditedPage) => auditPage(page, { ...target, path: target.path(seed) });
 
 for (const viewport of AUDIT_VIEWPORTS) {
-  for (const colorScheme of AUDIT_SCHEMES) {
-    test.describe(`${viewport.width}×${viewport.height} ${colorScheme}`, () => {
-      test.use({ viewport, colorScheme });
-      for (const target of SIGNED_IN_PAGES) {
-        test(`${target.name}: no serious axe violation, heading outline, named links, CLS < 0.1`, async ({ page }) => {
+  test.describe(`${viewport.width}×${viewport.height}`, () => {
+    test.use({ viewport });
+    for (const target of SIGNED_IN_PAGES) {
+      test(`${target.name}: no serious axe violation in light and dark, heading outline, named links, CLS < 0.1`, async ({
+        page,
+      }) => {
+        await audit(page, target);
+      });
+    }
+    test.describe("signed out", () => {
+      test.use({ storageState: { cookies: [], origins: [] } });
+      for (const target of SIGNED_OUT_PAGES) {
+        test(`${target.name}: no serious axe violation in light and dark, heading outline, named links, CLS < 0.1`, async ({
+          page,
+        }) => {
           await audit(page, target);
         });
       }
-      test.describe("signed out", () => {
-        test.use({ storageState: { cookies: [], origins: [] } });
-        for (const target of SIGNED_OUT_PAGES) {
-          test(`${target.name}: no serious axe violation, heading outline, named links, CLS < 0.1`, async ({
-            page,
-          }) => {
-            await audit(page, target);
-          });
-        }
-      });
     });
-  }
+  });
 }

@@ -135,12 +135,11 @@ export async function layoutShift(page: Page): Promise<{ cls: number; shifts: st
   });
 }
 
-/** The widths and colour schemes every page is audited at (the app's dark mode follows prefers-color-scheme). */
+/** The widths every page is audited at, each in light and dark (the app's dark mode follows prefers-color-scheme). */
 export const AUDIT_VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
-export const AUDIT_SCHEMES = ["light", "dark"] as const;
 
 export type TAuditCheck = "axe" | "headings" | "links" | "layoutShift";
 /** Checks a page is known to fail (reported as annotations, not asserted) until the fix named beside it lands. */
@@ -160,10 +159,12 @@ export const mainHeading = async (page: Page) => {
 };
 
 /**
- * Opens the page with the layout-shift counter on, waits for its data, then runs every check. Each failing check
+ * Opens the page in light mode with the layout-shift counter on, waits for its data, then runs every check; then
+ * switches the same page to dark mode and runs axe-core again (colours are all that changes). Each failing check
  * is reported (soft), so one run lists everything a page gets wrong.
  */
 export async function auditPage(page: Page, target: TAuditTarget): Promise<void> {
+  await page.emulateMedia({ colorScheme: "light" });
   await watchLayoutShift(page);
   // At phone width the page loads on a CPU slowed 4× (as Lighthouse's mobile run does), so content that arrives or
   // draws late, after hydration, has every chance to move what is already on screen.
@@ -177,17 +178,21 @@ export async function auditPage(page: Page, target: TAuditTarget): Promise<void>
   if (phone) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
   await cdp.detach();
 
-  const report = (check: TAuditCheck, ok: boolean, detail: string) => {
+  const report = (check: TAuditCheck, ok: boolean, detail: string, label: string = check) => {
     if (target.known?.[check]) {
-      if (!ok) test.info().annotations.push({ type: `known ${check} failure`, description: detail });
+      if (!ok) test.info().annotations.push({ type: `known ${label} failure`, description: detail });
       return;
     }
-    expect.soft(ok, `${target.name}: ${check}\n${detail}`).toBe(true);
+    expect.soft(ok, `${target.name}: ${label}\n${detail}`).toBe(true);
   };
   const shift = await layoutShift(page);
   report("layoutShift", shift.cls < 0.1, `CLS ${shift.cls.toFixed(4)}:\n  ${shift.shifts.join("\n  ")}`);
-  const findings = await seriousAxeViolations(page);
-  report("axe", findings.length === 0, describeFindings(findings));
+  const light = await seriousAxeViolations(page);
+  report("axe", light.length === 0, describeFindings(light), "axe (light)");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expect.poll(() => page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches)).toBe(true);
+  const dark = await seriousAxeViolations(page);
+  report("axe", dark.length === 0, describeFindings(dark), "axe (dark)");
   const headings = await headingOutlineProblems(page);
   report("headings", headings.length === 0, headings.join("\n"));
   const links = await ambiguousLinks(page);
