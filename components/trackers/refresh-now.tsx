@@ -119,16 +119,22 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
       >
         {running ? "Refreshing…" : "Refresh now"}
       </button>
-      {/* Beside the header (sm and up) the block's room is kept from the start, so a click moves nothing. */}
-      <div id="refresh-feedback" className="w-full space-y-1 sm:min-h-[4.25rem] sm:text-right">
+      {/* Beside the header (sm and up) the block's room is kept from the start, so a click moves nothing. It is one
+          polite live region that is there before the click: a region mounted together with its first words is
+          often not announced (issue #14 part 8). */}
+      <div
+        id="refresh-feedback"
+        role="status"
+        data-testid="refresh-feedback"
+        className="w-full space-y-1 sm:min-h-[4.25rem] sm:text-right"
+      >
         {running ? (
-          <p role="status" data-testid="refresh-progress" data-step={furthest ?? ""} className={line}>
+          <p data-testid="refresh-progress" data-step={furthest ?? ""} className={line}>
             {furthest ? `${STEP_LABELS[furthest]}…` : "Starting…"}
           </p>
         ) : null}
         {result ? (
           <p
-            role="status"
             data-testid="refresh-outcome"
             data-outcome={result.outcome ?? result.status}
             className={`${line} ${tone}`}

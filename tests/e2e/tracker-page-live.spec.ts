@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Locator, type Page, test } from "@playwright/test";
+import { ACME_PRICING_DEFINITION, acmePricingPage } from "../fixtures/acme-pricing";
 import { site } from "./fixtures";
 
 /**
@@ -8,24 +9,8 @@ import { site } from "./fixtures";
  * shows five runs and "Show all"; the definition version is not repeated on every entry; on a phone the state and
  * timeline come before runs and definition; the page's title is its decision; Refresh now keeps its size.
  */
-const shop = (price: string, rating: string) =>
-  `<!doctype html><html><head><title>Acme pricing</title></head><body><main><h1>Pricing</h1>
-<p>Pro plan <span id="price">${price}</span> per month</p><p>Rated <b id="rating">${rating}</b></p></main></body></html>`;
-
-const definition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-    { name: "rating", type: "number", description: "Customer rating", extractor: { kind: "css", selector: "#rating" } },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
-};
+const shop = acmePricingPage;
+const definition = ACME_PRICING_DEFINITION;
 
 async function trpc(request: APIRequestContext, path: string, input: unknown): Promise<Record<string, string>> {
   const res = await request.post(`/api/trpc/${path}`, { data: { json: input } });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { getCurrentState, queryTimeline } from "@/server/timeline";
 import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
+import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -15,20 +16,7 @@ const page = (price: string, rating: string, extra = "") => `<!doctype html><htm
 <body><main><h1>Pricing</h1><p class="price">Pro plan <span id="price">${price}</span> per month</p>
 <p>Rated <b id="rating">${rating}</b> by customers.</p>${extra}</main></body></html>`;
 
-const extractorDefinition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-    { name: "rating", type: "number", description: "Customer rating", extractor: { kind: "css", selector: "#rating" } },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
-};
+const extractorDefinition = ACME_PRICING_DEFINITION;
 
 /** Same fields without extractors: the model fills them. */
 const modelDefinition = {
