@@ -11,6 +11,7 @@ import {
 import type { TEnhancementResult } from "@/server/enhancement/schema";
 import { getEnv } from "@/server/env";
 import { logger } from "@/server/logger";
+import { readFeedSeen, recordFeedView } from "@/server/settings/feed-seen";
 import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 import { FeedEngine } from "./feed-engine";
@@ -73,9 +74,11 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
   if (opts.touch) await touchLastActive(db, userId, now);
+  // A view records itself; a load that is not a view (background) marks what the page would show.
+  const seen = opts.touch ? await recordFeedView(db, userId, now) : await readFeedSeen(db, userId);
   const settings = await getUserSettings(db, userId);
   const engine = new FeedEngine()
-    .register(trackersSource(db))
+    .register(trackersSource(db, { seenSince: seen.since }))
     .register(locationSource(settings))
     .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
     .register(
@@ -106,6 +109,7 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
     items,
     errors,
     generatedAt: now,
+    seenSince: seen.since,
     enhancement: { state: cached.result ? "cached" : "none", inputHash: cached.inputHash },
   };
 }

@@ -6,7 +6,7 @@ import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager
 import { assembleFeed, getFeed } from "@/server/feed/get-feed";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
 import { eventItem } from "@/server/feed/sources/calendar-source";
-import { changeItem, failingItem } from "@/server/feed/sources/trackers-source";
+import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
 import { updateUserSettings } from "@/server/settings/user-settings";
 import { createTestDb } from "../helpers/db";
 import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
@@ -66,14 +66,18 @@ function makeItems(n: number, now: Date): TFeedItem[] {
     const delta: Record<string, { from: unknown; to: unknown }> = { price: { from: 10 + i, to: 9 + i } };
     if (i % 2) delta.availability = { from: "in stock", to: "out of stock" };
     if (i % 3 === 1) delta.rating = { from: 4.4, to: 4.1 };
-    return changeItem({
-      id: `c${i}`,
-      capturedAt: timestamp,
+    const materiality = i % 4 ? ("material" as const) : ("notable" as const);
+    const changes = [0, 1, 2].map((k) => ({
+      id: `c${i}-${k}`,
+      capturedAt: new Date(timestamp.getTime() - k * 3_600_000),
       delta,
-      materiality: i % 4 ? "material" : "notable",
-      tracker: { id: trackerId, decision },
-      entity: { entityKey: `entity-${i}` },
-    });
+      decisions: {},
+      materiality,
+    }));
+    return trackerCardItem(
+      { tracker: { id: trackerId, decision }, formats: new Map(), changes, total: 3 + (i % 40) },
+      new Date(timestamp.getTime() - 90 * 60_000),
+    ) as TFeedItem;
   });
 }
 
