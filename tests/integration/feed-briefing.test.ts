@@ -7,7 +7,7 @@ import {
   RECENT_CHANGES_PER_TRACKER,
   trackersSource,
 } from "@/server/feed/sources/trackers-source";
-import { FEED_VISIT_GAP_MS, recordFeedView } from "@/server/settings/feed-seen";
+import { recordFeedView } from "@/server/settings/feed-seen";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
@@ -157,14 +157,14 @@ describe("new since you last looked", () => {
   it("a visit's threshold is the previous visit's last view and holds for the whole visit", async () => {
     const other = (await t.db.user.create({ data: { email: "seen@example.test", name: "Seen" } })).id;
     const at = (minutes: number) => new Date(NOW.getTime() + minutes * MIN);
-    expect((await recordFeedView(t.db, other, at(0))).since).toBeNull(); // first visit: nothing to compare with
-    expect((await recordFeedView(t.db, other, at(10))).since).toBeNull(); // same visit
-    const gap = FEED_VISIT_GAP_MS / MIN;
-    const second = await recordFeedView(t.db, other, at(10 + gap + 1)); // a new visit
-    expect(second.since).toEqual(at(10));
-    expect((await recordFeedView(t.db, other, at(10 + gap + 20))).since).toEqual(at(10)); // stable while reading
-    expect((await recordFeedView(t.db, other, at(5))).since).toEqual(at(10)); // a late request moves nothing
-    expect((await recordFeedView(t.db, other, at(200))).since).toEqual(at(10 + gap + 20));
+    const gap = 30;
+    const view = (minutes: number) => recordFeedView(t.db, other, { now: at(minutes), visitGapMs: gap * MIN });
+    expect((await view(0)).since).toBeNull(); // first visit: nothing to compare with
+    expect((await view(10)).since).toBeNull(); // same visit
+    expect((await view(10 + gap + 1)).since).toEqual(at(10)); // a new visit: new is what came after the last one
+    expect((await view(10 + gap + 20)).since).toEqual(at(10)); // stable while reading
+    expect((await view(5)).since).toEqual(at(10)); // a late request moves nothing
+    expect((await view(200)).since).toEqual(at(10 + gap + 20));
   });
 
   it("the card marks the changes newer than the threshold, in the UI only", async () => {
