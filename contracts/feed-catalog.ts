@@ -258,10 +258,17 @@ export function quickAccept(schema: z.ZodType): TQuickAccept | null {
 
 type TCatalogComponent = { props: z.ZodType; slots: string[] };
 const COMPONENTS = feedCatalog.data.components as Record<string, TCatalogComponent>;
-const QUICK_PROPS = new Map<string, TQuickAccept>();
+/** Per component, what the per-element check needs, found with one lookup (it runs for every element of every card). */
+type TComponentCheck = { accept: TQuickAccept | null; props: z.ZodType; leaf: boolean; href: boolean };
+const CHECKS = new Map<string, TComponentCheck>();
 for (const [name, component] of Object.entries(COMPONENTS)) {
-  const accept = quickAccept(component.props);
-  if (accept) QUICK_PROPS.set(name, accept);
+  CHECKS.set(name, {
+    accept: quickAccept(component.props),
+    props: component.props,
+    leaf: component.slots.length === 0,
+    // Components whose `href` is followed: checked with the renderer's own rule.
+    href: name === "Link" || name === "Earlier",
+  });
 }
 
 /** The tree walk's scratch space: element key → the mark of the last call that reached it; the walk's stack. */
@@ -287,16 +294,16 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
     return { ok: false, problem: `${keys.length} elements (at most ${limits.maxElements})` };
   }
   if (!Object.hasOwn(s.elements, s.root)) return { ok: false, problem: `root "${s.root}" is not an element` };
-  const components = COMPONENTS;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const el = s.elements[key] as TFeedSpec["elements"][string];
     if (limits.components && !limits.components.includes(el.type)) {
       return { ok: false, problem: `${key}: component ${el.type} is not allowed here` };
     }
+    const check = CHECKS.get(el.type);
     // catalog.validate checks the shape and the type names, not each component's props.
-    if (!QUICK_PROPS.get(el.type)?.(el.props)) {
-      const props = components[el.type]?.props.safeParse(el.props);
+    if (!check?.accept?.(el.props)) {
+      const props = check?.props.safeParse(el.props);
       if (!props?.success) {
         const issue = props?.error.issues[0];
         return {
@@ -305,10 +312,10 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
         };
       }
     }
-    if (el.children.length > 0 && components[el.type]?.slots.length === 0) {
+    if (el.children.length > 0 && check?.leaf) {
       return { ok: false, problem: `${key} (${el.type}) cannot have children` };
     }
-    if ((el.type === "Link" || el.type === "Earlier") && !feedHref(String(el.props.href))) {
+    if (check?.href && !feedHref(String(el.props.href))) {
       return { ok: false, problem: `${key} (${el.type}) href is not an in-app path or an http(s) URL` };
     }
   }

@@ -75,7 +75,9 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const defer = opts.defer ?? detachedDefer;
   if (opts.touch) await touchLastActive(db, userId, now);
   // A view records itself; a load that is not a view (background) marks what the page would show.
-  const seen = opts.touch ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS }) : await readFeedSeen(db, userId);
+  const seen = opts.touch
+    ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS })
+    : await readFeedSeen(db, userId);
   const settings = await getUserSettings(db, userId);
   const engine = new FeedEngine()
     .register(trackersSource(db, { seenSince: seen.since }))
