@@ -33,13 +33,15 @@ export function FeedView() {
   const queryClient = useQueryClient();
   const feed = useQuery(trpc.feed.get.queryOptions());
   const [live, setLive] = useState<"connecting" | "live" | "offline">("connecting");
+  // Live reloads are announced politely (issue #14 §8); the count makes a repeated message new to screen readers.
+  const [updates, setUpdates] = useState(0);
 
   useSubscription(
     trpc.feed.live.subscriptionOptions(undefined, {
       onStarted: () => setLive("live"),
       onData: () => {
-        // An enhancement finished or a tracker changed: reload in place.
-        void queryClient.invalidateQueries({ queryKey: trpc.feed.get.queryKey() });
+        // An enhancement finished or a tracker changed: reload in place, then say so.
+        void queryClient.invalidateQueries({ queryKey: trpc.feed.get.queryKey() }).then(() => setUpdates((n) => n + 1));
       },
       onError: () => setLive("offline"),
     }),
@@ -72,6 +74,9 @@ export function FeedView() {
   return (
     <FeedAsOfContext.Provider value={generatedAt}>
       <div className="space-y-4" data-testid="feed" data-live={live}>
+        <p role="status" className="sr-only" data-testid="feed-announcer">
+          {updates > 0 ? `The feed was updated${updates % 2 ? "." : " again."}` : ""}
+        </p>
         <div className="flex flex-wrap items-center gap-2">
           <button
             type="button"

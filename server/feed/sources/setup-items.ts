@@ -1,46 +1,57 @@
-import { buildSpec } from "@/contracts/feed-catalog";
+import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 
 /**
- * What a source shows while the user has not set it up: a calm invitation to the next step (issue #14 — not an
- * error chip). Low urgency, so the decisions come first; no slots, so the model is never asked about them.
+ * A card that is not news but the next step (issue #14): a source the user has not set up, no tracker yet, all
+ * quiet. Calm — muted text and a link, never an error chip; low urgency, so the decisions come first; no slots, so
+ * the model is never asked about it.
  */
-function invitation(id: string, type: string, now: Date, title: string, text: string, link: [string, string]) {
+export function noticeItem(input: {
+  id: string;
+  type: string;
+  now: Date;
+  title?: string;
+  text: string;
+  link: { href: string; label: string };
+  urgency?: number;
+}): TFeedItem {
+  const children: TSpecNode[] = [];
+  if (input.title) children.push({ key: "title", type: "Heading", props: { text: input.title } });
+  children.push(
+    { key: "body", type: "Text", props: { text: input.text, tone: "muted" } },
+    { key: "link", type: "Link", props: input.link },
+  );
   return {
-    id,
-    sourceId: id.split(":")[0] as string,
-    type,
-    timestamp: now,
-    data: { state: "not-configured" },
-    signals: { urgency: 0.05, timeRelevance: "ambient" },
-    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      { key: "title", type: "Heading", props: { text: title } },
-      { key: "body", type: "Text", props: { text, tone: "muted" } },
-      { key: "link", type: "Link", props: { href: link[0], label: link[1] } },
-    ]),
-  } satisfies TFeedItem;
+    id: input.id,
+    sourceId: input.id.split(":")[0] as string,
+    type: input.type,
+    timestamp: input.now,
+    data: { state: input.type },
+    signals: { urgency: input.urgency ?? 0.05, timeRelevance: "ambient" },
+    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, children),
+  };
 }
 
 /** Weather without a place: search for one by name in Settings (Open-Meteo geocoding). */
 export function weatherSetupItem(now: Date): TFeedItem {
-  return invitation(
-    "weather:setup",
-    "weather-setup",
+  return noticeItem({
+    id: "weather:setup",
+    type: "weather-setup",
     now,
-    "Weather for your day",
-    "Set your location and the feed shows the weather next to your decisions and events.",
-    ["/settings#location", "Search for your place"],
-  );
+    title: "Weather for your day",
+    text: "Set your location and the feed shows the weather next to your decisions and events.",
+    link: { href: "/settings#location", label: "Search for your place" },
+  });
 }
 
 /** Calendar without a URL: add one (a private ICS address) in Settings. */
 export function calendarSetupItem(now: Date): TFeedItem {
-  return invitation(
-    "calendar:setup",
-    "calendar-setup",
+  return noticeItem({
+    id: "calendar:setup",
+    type: "calendar-setup",
     now,
-    "Your calendar",
-    "Add your calendar's ICS address and upcoming events appear here with what to prepare.",
-    ["/settings", "Add a calendar URL in Settings"],
-  );
+    title: "Your calendar",
+    text: "Add your calendar's ICS address and upcoming events appear here with what to prepare.",
+    link: { href: "/settings", label: "Add a calendar URL in Settings" },
+  });
 }

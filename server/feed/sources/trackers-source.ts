@@ -12,6 +12,7 @@ import type { TDb } from "@/server/db";
 import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "@/server/intelligence/definition";
 import { FAILING_WHERE } from "@/server/trackers";
 import type { TFeedSource } from "../feed-engine";
+import { noticeItem } from "./setup-items";
 
 /**
  * The bounds that keep the feed the same size however long the app runs (issue #14: 43 cards on a 6,945 px
@@ -238,49 +239,27 @@ export function failingItem(t: TFailingCardRow): TFeedItem {
 
 /** No tracker yet: the feed's first step. */
 function startItem(now: Date): TFeedItem {
-  return {
+  return noticeItem({
     id: "trackers:start",
-    sourceId: "trackers",
     type: "trackers-start",
-    timestamp: now,
-    data: { state: "no-trackers" },
-    signals: { urgency: 0.9, timeRelevance: "ambient" },
-    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      { key: "title", type: "Heading", props: { text: "Start with a decision" } },
-      {
-        key: "body",
-        type: "Text",
-        props: {
-          text: "Tell Bellwether a decision you need to stay on top of and the page that answers it. Changes that matter to it will appear here, one card per decision.",
-          tone: "muted",
-        },
-      },
-      { key: "link", type: "Link", props: { href: "/trackers/new", label: "Create your first tracker" } },
-    ]),
-  };
+    now,
+    title: "Start with a decision",
+    text: "Tell Bellwether a decision you need to stay on top of and the page that answers it. Changes that matter to it will appear here, one card per decision.",
+    link: { href: "/trackers/new", label: "Create your first tracker" },
+    urgency: 0.9,
+  });
 }
 
 /** Trackers, but nothing that mattered lately: say so calmly, so an empty feed does not read as broken. */
 function quietItem(now: Date): TFeedItem {
-  return {
+  return noticeItem({
     id: "trackers:quiet",
-    sourceId: "trackers",
     type: "trackers-quiet",
-    timestamp: now,
-    data: { state: "quiet" },
-    signals: { urgency: 0.1, timeRelevance: "ambient" },
-    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      {
-        key: "body",
-        type: "Text",
-        props: {
-          text: `All quiet: nothing material changed in the last ${LOOKBACK_DAYS} days. Your trackers keep checking.`,
-          tone: "muted",
-        },
-      },
-      { key: "link", type: "Link", props: { href: "/trackers", label: "See your trackers" } },
-    ]),
-  };
+    now,
+    text: `All quiet: nothing material changed in the last ${LOOKBACK_DAYS} days. Your trackers keep checking.`,
+    link: { href: "/trackers", label: "See your trackers" },
+    urgency: 0.1,
+  });
 }
 
 type TCardRow = TChangeRow & { trackerId: string; decision: string; lockedVersion: number | null; total: number };
