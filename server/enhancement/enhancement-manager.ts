@@ -14,6 +14,11 @@ import { type TEnhancementResult, ZEnhancementResultSchema } from "./schema";
 import { keepSafeSynthetic } from "./synthetic-spec";
 
 export const INACTIVE_AFTER_MS = 2 * 3_600_000;
+
+/** DESIGN §6 cost control: the harness runs only for people who opened the app in the last 2 hours. */
+export function isRecentlyActive(lastActiveAt: Date | null, now: Date): boolean {
+  return lastActiveAt !== null && now.getTime() - lastActiveAt.getTime() <= INACTIVE_AFTER_MS;
+}
 const LEASE_MS = 120_000;
 /** Follow-up calls one holder makes for input that changed while it ran (each one is a distinct newer input). */
 const MAX_FOLLOW_UPS = 2;
@@ -145,7 +150,7 @@ async function enhanceNow(
   if (input.items.length === 0) return "no_slots";
   if (left.length > 0) logger.info("feed enhancement prompt budget left items out", { userId, left: left.length });
   const settings = await getUserSettings(db, userId);
-  if (!settings.lastActiveAt || now.getTime() - settings.lastActiveAt.getTime() > INACTIVE_AFTER_MS) return "inactive";
+  if (!isRecentlyActive(settings.lastActiveAt, now)) return "inactive";
   const job: TJob = { input, knownIds: items.map((i) => i.id), hash: hashHarnessInput(input) };
 
   await db.feedEnhancement.upsert({ where: { userId }, create: { userId }, update: {} });

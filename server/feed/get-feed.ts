@@ -1,26 +1,14 @@
-import { validateFeedSpec } from "@/contracts/feed-catalog";
-import type { TFeed, TFeedItem } from "@/contracts/feed-item";
-import { capabilityConfigFromEnv } from "@/server/capabilities";
+import type { TFeed } from "@/contracts/feed-item";
 import type { TDb } from "@/server/db";
 import { detachedDefer, type TDefer } from "@/server/defer";
-import {
-  getCachedEnhancement,
-  requestEnhancement,
-  type TEnhanceOutcome,
-} from "@/server/enhancement/enhancement-manager";
-import type { TEnhancementResult } from "@/server/enhancement/schema";
+import { requestEnhancement, type TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
 import { getEnv } from "@/server/env";
-import { logger } from "@/server/logger";
 import { readFeedSeen, recordFeedView } from "@/server/settings/feed-seen";
 import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
+import { buildFeed } from "./build-feed";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
-import { FeedEngine } from "./feed-engine";
-import { mergeEnhancement } from "./merge-enhancement";
-import { memoryWords, postProcess, type TPostContext } from "./post-process";
-import { calendarSource } from "./sources/calendar-source";
-import { locationSource } from "./sources/location-source";
-import { trackersSource } from "./sources/trackers-source";
-import { weatherSource } from "./sources/weather-source";
+
+export { assembleFeed } from "./build-feed";
 
 export type TGetFeedOptions = {
   now?: Date;
@@ -39,31 +27,6 @@ export type TGetFeedOptions = {
   onCalendarRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
 };
 
-/** Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). */
-function checkSpecs(items: TFeedItem[]): TFeedItem[] {
-  return items.map((item) => {
-    if (!item.ui) return item;
-    const check = validateFeedSpec(item.ui);
-    if (check.ok) return item;
-    logger.warn("feed item has an invalid UI spec; showing a plain card", { itemId: item.id, problem: check.problem });
-    return { ...item, ui: undefined };
-  });
-}
-
-/**
- * The in-process part of a feed load (DESIGN §6 fast path): the rule-based post-processors, the catalog check
- * of every card, the cached enhancement merged, ordered. No I/O; `npm run bench -- feed` times this function.
- * `processed` (before the merge) is what the slow path enhances.
- */
-export function assembleFeed(
-  raw: TFeedItem[],
-  cached: TEnhancementResult | null,
-  ctx: TPostContext,
-): { processed: TFeedItem[]; items: TFeedItem[] } {
-  const processed = checkSpecs(postProcess(raw, ctx));
-  return { processed, items: mergeEnhancement(processed, cached, ctx.now) };
-}
-
 /**
  * Fast path: sources → post-processors → merge the LAST cached enhancement → return. Nothing here waits
  * on a remote host but the weather; the calendar is read from its cache. The slow path (model call,
@@ -74,29 +37,18 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
   if (opts.touch) await touchLastActive(db, userId, now);
-  // A view records itself; a load that is not a view (background) marks what the page would show.
+  // A view records itself; a load that is not a view marks what the page would show.
   const seen = opts.touch
     ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS })
     : await readFeedSeen(db, userId);
   const settings = await getUserSettings(db, userId);
-  const engine = new FeedEngine()
-    .register(trackersSource(db, { seenSince: seen.since }))
-    .register(locationSource(settings))
-    .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
-    .register(
-      calendarSource({
-        db,
-        calendarUrl: settings.calendarUrl,
-        timezone: settings.timezone,
-        fetchConfig: capabilityConfigFromEnv(env).fetch,
-        defer,
-        force: opts.refreshCalendar,
-        onRefreshed: opts.onCalendarRefreshed,
-      }),
-    );
-  const { items: raw, errors } = await engine.run({ userId, now, env: undefined });
-  const cached = await getCachedEnhancement(db, userId);
-  const { processed, items } = assembleFeed(raw, cached.result, { now, memoryWords: memoryWords(settings.memory) });
+  const { processed, items, errors, cached } = await buildFeed(db, userId, settings, {
+    now,
+    seenSince: seen.since,
+    defer,
+    refreshCalendar: opts.refreshCalendar,
+    onCalendarRefreshed: opts.onCalendarRefreshed,
+  });
 
   if (opts.enhance !== false) {
     defer(async () => {

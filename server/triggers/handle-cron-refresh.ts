@@ -1,7 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
 import { getDb, type TDb } from "../db";
+import { detachedDefer, type TDefer } from "../defer";
 import { getEnv } from "../env";
 import { AppError, toHttpError } from "../errors";
+import { enhanceAfterPass, type TBackgroundOptions } from "../feed/background";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { shutdownSignal } from "../lifecycle/in-flight-work";
 import { logger } from "../logger";
@@ -14,6 +16,14 @@ export type TCronDeps = {
   budgetMs?: number;
   concurrency?: number;
   refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
+  /**
+   * Where the background enhancement after the pass runs: the route passes Next's `after()` (a serverless
+   * function lives until it settles); the default runs it detached and tracked (server/defer.ts).
+   */
+  defer?: TDefer;
+  /** The clock of the claims and the background enhancement (tests inject one). */
+  now?: () => Date;
+  onEnhanced?: TBackgroundOptions["onEnhanced"];
 };
 
 function reply(body: unknown, status: number): Response {
@@ -47,15 +57,28 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
     if (!match?.[1] || !sameSecret(match[1], secret)) {
       throw new AppError("UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <CRON_SECRET>`.");
     }
-    const summary = await runDueRefreshes(deps.db ?? (await getDb()), {
+    const db = deps.db ?? (await getDb());
+    const changed = new Set<string>();
+    const summary = await runDueRefreshes(db, {
       trigger: "cron",
       budgetMs: deps.budgetMs ?? env.REFRESH_BUDGET_MS,
       concurrency: deps.concurrency ?? env.REFRESH_CONCURRENCY,
       // A graceful shutdown stops the pass from starting more refreshes (those in flight finish).
       signal: shutdownSignal(),
       ...(deps.refreshOptions ? { refreshOptions: deps.refreshOptions } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+      onChange: ({ userId }) => changed.add(userId),
     });
-    await runMaintenance(deps.db ?? (await getDb())); // retention (DESIGN §4) and stale drafts: hourly, never throws
+    await runMaintenance(db, deps.now ? { now: deps.now() } : {}); // retention (DESIGN §4) and stale drafts: hourly, never throws
+    // The harness reacts to context changes, not only to page loads (DESIGN §6): owners of changed trackers and,
+    // every 15 minutes, active people whose forecast or calendar may have moved. After the answer.
+    (deps.defer ?? detachedDefer)(() =>
+      enhanceAfterPass(db, {
+        changedUserIds: changed,
+        ...(deps.now ? { now: deps.now } : {}),
+        ...(deps.onEnhanced ? { onEnhanced: deps.onEnhanced } : {}),
+      }),
+    );
     return reply({ ok: true, ...summary }, 200);
   } catch (error) {
     const { status, body } = toHttpError(error);

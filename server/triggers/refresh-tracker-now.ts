@@ -1,7 +1,10 @@
 import type { TDb } from "../db";
+import { detachedDefer, type TDefer } from "../defer";
+import { queueBackgroundEnhancement } from "../feed/background";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
 import { getTracker } from "../intelligence/tracker-store";
 import { enforceRateLimit } from "../usage";
+import { recordedChange } from "./run-due-refreshes";
 
 /**
  * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check, the per-user
@@ -11,7 +14,14 @@ import { enforceRateLimit } from "../usage";
  */
 export async function refreshTrackerNow(
   db: TDb,
-  input: { userId: string; trackerId: string; trigger: "manual" | "api"; idempotencyKey?: string },
+  input: {
+    userId: string;
+    trackerId: string;
+    trigger: "manual" | "api";
+    idempotencyKey?: string;
+    /** Where the background enhancement after a recorded change runs (default: detached and tracked). */
+    defer?: TDefer;
+  },
   seams: Omit<TRefreshOptions, "trigger" | "idempotencyKey"> = {},
 ): Promise<TRefreshResult> {
   const tracker = await getTracker(db, input);
@@ -19,9 +29,14 @@ export async function refreshTrackerNow(
     input.idempotencyKey !== undefined &&
     (await db.refreshRun.count({ where: { trackerId: tracker.id, idempotencyKey: input.idempotencyKey } })) > 0;
   if (!replay) await enforceRateLimit(db, { userId: input.userId, action: "refresh" });
-  return refreshTracker(db, tracker.id, {
+  const result = await refreshTracker(db, tracker.id, {
     ...seams,
     trigger: input.trigger,
     ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
   });
+  // A recorded change moves the owner's briefing even if no feed page is open (DESIGN §6).
+  if (recordedChange(result)) {
+    (input.defer ?? detachedDefer)(() => queueBackgroundEnhancement(db, [input.userId]));
+  }
+  return result;
 }

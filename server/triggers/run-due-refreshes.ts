@@ -1,6 +1,6 @@
 import type { TDb } from "../db";
 import { isAppError } from "../errors";
-import { DEFAULT_LEASE_MS, refreshTracker, type TRefreshOptions } from "../intelligence/refresh";
+import { DEFAULT_LEASE_MS, refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
 import { claimDueTrackers, releaseClaims, type TLoadedTracker } from "../intelligence/tracker-store";
 import { logger as rootLogger, type TLogger } from "../logger";
 
@@ -18,6 +18,8 @@ export type TRunDueOptions = {
   log?: TLogger;
   /** Stops claiming when aborted (worker shutdown); refreshes in flight finish. */
   signal?: AbortSignal;
+  /** Called for each refresh that recorded a change (material or notable): its owner's feed moved. */
+  onChange?: (change: { userId: string; trackerId: string }) => void;
 };
 
 export type TRunDueSummary = {
@@ -36,6 +38,11 @@ export type TRunDueSummary = {
 };
 
 const MAX_RESULTS_IN_SUMMARY = 100;
+
+/** A refresh that recorded a change (the ones that publish `tracker.changed`): its owner's briefing moved. */
+export function recordedChange(result: Pick<TRefreshResult, "outcome" | "replayed">): boolean {
+  return !result.replayed && (result.outcome === "material" || result.outcome === "notable");
+}
 
 /**
  * The claim loop shared by the cron route and the worker: claim due trackers a few at a time, refresh
@@ -102,6 +109,9 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
         claimed,
         log,
       });
+      if (recordedChange(result)) {
+        options.onChange?.({ userId: claimed.userId, trackerId });
+      }
       if (result.status === "completed") summary.completed++;
       else if (result.status === "failed") summary.failed++;
       else summary.skipped++;

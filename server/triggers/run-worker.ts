@@ -1,4 +1,6 @@
 import type { TDb } from "../db";
+import { detachedDefer } from "../defer";
+import { enhanceAfterPass, type TBackgroundOptions } from "../feed/background";
 import type { TRefreshOptions } from "../intelligence/refresh";
 import { logger as rootLogger, type TLogger } from "../logger";
 import { runDueRefreshes, type TRunDueSummary } from "./run-due-refreshes";
@@ -16,6 +18,8 @@ export type TWorkerOptions = {
   refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
   log?: TLogger;
   onPass?: (summary: TRunDueSummary) => void;
+  /** Sees each background enhancement's outcome after a pass (tests). */
+  onEnhanced?: TBackgroundOptions["onEnhanced"];
 };
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -42,6 +46,7 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
   if (options.startupJitterMs) await sleep(Math.random() * options.startupJitterMs, options.signal);
   while (!options.signal.aborted) {
     let summary: TRunDueSummary;
+    const changed = new Set<string>();
     try {
       summary = await runDueRefreshes(db, {
         trigger: "worker",
@@ -50,6 +55,7 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
         signal: options.signal,
         log,
         ...(options.refreshOptions ? { refreshOptions: options.refreshOptions } : {}),
+        onChange: ({ userId }) => changed.add(userId),
       });
     } catch (error) {
       // A database hiccup must not kill the worker: log, wait, try again.
@@ -61,6 +67,15 @@ export async function runWorker(db: TDb, options: TWorkerOptions): Promise<{ pas
     refreshed += summary.completed + summary.failed;
     options.onPass?.(summary);
     if (!options.signal.aborted) await runMaintenance(db); // retention (DESIGN §4) and stale drafts: hourly, never throws
+    // Background enhancement for owners of changed trackers (and the 15-minute context sweep): detached, so the
+    // claim loop does not wait on model calls; tracked, so a graceful shutdown lets it finish (also after the
+    // last pass: the changes it recorded are not left without their briefing).
+    detachedDefer(() =>
+      enhanceAfterPass(db, {
+        changedUserIds: changed,
+        ...(options.onEnhanced ? { onEnhanced: options.onEnhanced } : {}),
+      }),
+    );
     if (summary.claimed > 0) {
       log.info("worker pass", {
         claimed: summary.claimed,

@@ -439,7 +439,7 @@ describe("feed: location → weather and calendar against local fixtures", () =>
     const events = feed.items.filter((i) => i.type === "calendar-event");
     expect(events.map((e) => e.data.title)).toEqual(["Dinner at The Ivy"]);
     expect(events[0]?.data.location).toBe("The Ivy, West St");
-    expect(Object.keys(events[0]?.slots ?? {})).toEqual(["logistics", "weather"]);
+    expect(Object.keys(events[0]?.slots ?? {})).toEqual(["context", "logistics", "weather"]);
   });
 
   it("a failing weather service and a broken calendar become source errors; trackers still show", async () => {

@@ -65,6 +65,19 @@ describe("evaluateDeltas", () => {
     expect(one("price", { amount: 0, currency: "USD" }, { amount: 5, currency: "USD" }).verdict).toBe("material");
   });
 
+  it("states measured ratios to one decimal, more only where one decimal would read as the threshold", () => {
+    // 49 → 44 is −10.2040816…%: the reason people read is "−10.2%", not "−10.20408163%".
+    expect(one("price", { amount: 49, currency: "USD" }, { amount: 44, currency: "USD" })).toMatchObject({
+      verdict: "material",
+      reason: "price: −10.2% ≥ 5% → material",
+    });
+    // 4.999% against 5%: one decimal would say "5% < 5%", so it shows the digits that make the verdict legible.
+    expect(one("price", { amount: 100000, currency: "USD" }, { amount: 104999, currency: "USD" })).toMatchObject({
+      verdict: "noise",
+      reason: "price: +4.999% < 5% → noise",
+    });
+  });
+
   it("leaves comparisons the rule cannot make to the agent", () => {
     expect(one("price", { amount: 10, currency: "USD" }, { amount: 10, currency: "EUR" })).toMatchObject({
       verdict: "undecided",

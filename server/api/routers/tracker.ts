@@ -90,7 +90,12 @@ export const trackerRouter = createTRPCRouter({
     .input(ZTrackerIdRequestSchema)
     .output(ZRefreshResultSchema)
     .mutation(({ ctx, input }) =>
-      refreshTrackerNow(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, trigger: "manual" }),
+      refreshTrackerNow(ctx.db, {
+        userId: ctx.user.id,
+        trackerId: input.trackerId,
+        trigger: "manual",
+        defer: ctx.defer,
+      }),
     ),
 
   /**

@@ -17,6 +17,8 @@ import { calendarSetupItem } from "./setup-items";
 
 const WINDOW_DAYS = 7;
 const MAX_EVENTS = 10;
+/** An event this close is "imminent" (signals) and `startsSoon` in its data. */
+const SOON_HOURS = 2;
 
 export type TCalendarSourceOptions = {
   db: TDb;
@@ -99,17 +101,27 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
       location: o.location,
       allDay: o.allDay,
       ...(o.recurrenceId ? { recurring: true } : {}),
+      // Part of the enhancement's input: an event becoming imminent is a context change (seed 000), so its
+      // logistics are written again for "leave now" rather than "tomorrow".
+      ...(hoursAway <= SOON_HOURS && !o.allDay ? { startsSoon: true } : {}),
     },
     signals: {
-      urgency: hoursAway <= 2 && !o.allDay ? 0.7 : 0.4,
-      timeRelevance: hoursAway <= 2 ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient",
+      urgency: hoursAway <= SOON_HOURS && !o.allDay ? 0.7 : 0.4,
+      timeRelevance: hoursAway <= SOON_HOURS ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient",
     },
     ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
       ...row,
+      { key: "context", type: "Slot", props: { name: "context" } },
       { key: "logistics", type: "Slot", props: { name: "logistics" } },
       { key: "weather", type: "Slot", props: { name: "weather" } },
     ]),
+    // The slots the design gives a calendar card (seed 000): context, logistics, weather.
     slots: {
+      context: {
+        description:
+          "Background on this event: who or what it is about, and how it connects to the user's decisions (one sentence)",
+        content: null,
+      },
       logistics: {
         description: "Travel time, what to bring or prepare for this event (one sentence)",
         content: null,

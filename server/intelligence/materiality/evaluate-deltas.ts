@@ -1,4 +1,4 @@
-import { formatNumber, formatPercent, formatSigned } from "@/contracts/definition/format-number";
+import { formatMeasuredPercent, formatNumber, formatPercent, formatSigned } from "@/contracts/definition/format-number";
 import type { TNumericRule } from "@/contracts/definition/materiality-rule-schema";
 import { NOTABLE_SIGNALS, type TField } from "../definition/field-schema";
 import { isMoney, type TRecordValue } from "../definition/record-types";
@@ -86,7 +86,9 @@ function evaluateNumeric(
     const ratio =
       from.amount === 0 ? (magnitude === 0 ? 0 : Number.POSITIVE_INFINITY) : round(magnitude / Math.abs(from.amount));
     const hit = ratio >= round(rule.relative);
-    const shown = Number.isFinite(ratio) ? `${delta < 0 ? "−" : "+"}${formatPercent(ratio)}` : "from 0";
+    const shown = Number.isFinite(ratio)
+      ? `${delta < 0 ? "−" : "+"}${formatMeasuredPercent(ratio, rule.relative)}`
+      : "from 0";
     checks.push({ hit, text: `${shown} ${hit ? "≥" : "<"} ${formatPercent(rule.relative)}` });
   }
   // "both" needs every threshold crossed; "either" (the default, also for rules locked before `combine`) one.

@@ -1,13 +1,9 @@
+import { formatFieldValue } from "@/contracts/definition/format-value";
 import type { TDeltas } from "../diff";
 
+/** Money by its currency ("$39.50"), numbers grouped, lists joined — as the rest of the UI shows values. */
 function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return "—";
-  if (Array.isArray(value)) return value.length ? value.join(", ") : "—";
-  if (typeof value === "object" && "amount" in value && "currency" in value) {
-    const money = value as { amount: number; currency: string };
-    return `${money.amount} ${money.currency}`;
-  }
-  const text = String(value);
+  const text = formatFieldValue(value);
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 

@@ -1,0 +1,3 @@
+export * from "./background-queue";
+export * from "./enhance-after-pass";
+export * from "./enhance-in-background";

@@ -1,0 +1,99 @@
+import { validateFeedSpec } from "@/contracts/feed-catalog";
+import type { TFeedItem, TSourceError } from "@/contracts/feed-item";
+import { capabilityConfigFromEnv } from "@/server/capabilities";
+import type { TDb } from "@/server/db";
+import type { TDefer } from "@/server/defer";
+import { getCachedEnhancement } from "@/server/enhancement/enhancement-manager";
+import type { TEnhancementResult } from "@/server/enhancement/schema";
+import { getEnv } from "@/server/env";
+import { logger } from "@/server/logger";
+import type { TUserSettings } from "@/server/settings/user-settings";
+import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
+import { FeedEngine } from "./feed-engine";
+import { mergeEnhancement } from "./merge-enhancement";
+import { memoryWords, postProcess, type TPostContext } from "./post-process";
+import { calendarSource } from "./sources/calendar-source";
+import { locationSource } from "./sources/location-source";
+import { trackersSource } from "./sources/trackers-source";
+import { weatherSource } from "./sources/weather-source";
+
+/** Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). */
+function checkSpecs(items: TFeedItem[]): TFeedItem[] {
+  return items.map((item) => {
+    if (!item.ui) return item;
+    const check = validateFeedSpec(item.ui);
+    if (check.ok) return item;
+    logger.warn("feed item has an invalid UI spec; showing a plain card", { itemId: item.id, problem: check.problem });
+    return { ...item, ui: undefined };
+  });
+}
+
+/**
+ * The in-process part of a feed load (DESIGN §6 fast path): the rule-based post-processors, the catalog check
+ * of every card, the cached enhancement merged, ordered. No I/O; `npm run bench -- feed` times this function.
+ * `processed` (before the merge) is what the slow path enhances.
+ */
+export function assembleFeed(
+  raw: TFeedItem[],
+  cached: TEnhancementResult | null,
+  ctx: TPostContext,
+): { processed: TFeedItem[]; items: TFeedItem[] } {
+  const processed = checkSpecs(postProcess(raw, ctx));
+  return { processed, items: mergeEnhancement(processed, cached, ctx.now) };
+}
+
+export type TBuildFeedOptions = {
+  now: Date;
+  /** Changes after this are marked "new since you last looked" (UI only; the data the model reads is the same). */
+  seenSince?: Date | null;
+  /** Where a due calendar refetch runs (server/defer.ts). */
+  defer: TDefer;
+  /** Refetch the calendar even if the cached copy is fresh (the Refresh button). */
+  refreshCalendar?: boolean;
+  onCalendarRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
+};
+
+export type TBuiltFeed = {
+  /** Post-processed, before the cached enhancement is merged: what the slow path enhances. */
+  processed: TFeedItem[];
+  /** `processed` with the last cached enhancement merged: what a page shows. */
+  items: TFeedItem[];
+  errors: TSourceError[];
+  cached: Awaited<ReturnType<typeof getCachedEnhancement>>;
+};
+
+/**
+ * One user's feed without the request around it (DESIGN §6 fast path): the registered sources in dependency order,
+ * the post-processors, the last cached enhancement merged. Shared by a feed load (getFeed) and the background
+ * enhancement after a context change (background/), so both enhance the same items.
+ */
+export async function buildFeed(
+  db: TDb,
+  userId: string,
+  settings: TUserSettings,
+  opts: TBuildFeedOptions,
+): Promise<TBuiltFeed> {
+  const env = getEnv();
+  const engine = new FeedEngine()
+    .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
+    .register(locationSource(settings))
+    .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
+    .register(
+      calendarSource({
+        db,
+        calendarUrl: settings.calendarUrl,
+        timezone: settings.timezone,
+        fetchConfig: capabilityConfigFromEnv(env).fetch,
+        defer: opts.defer,
+        force: opts.refreshCalendar,
+        onRefreshed: opts.onCalendarRefreshed,
+      }),
+    );
+  const { items: raw, errors } = await engine.run({ userId, now: opts.now, env: undefined });
+  const cached = await getCachedEnhancement(db, userId);
+  const { processed, items } = assembleFeed(raw, cached.result, {
+    now: opts.now,
+    memoryWords: memoryWords(settings.memory),
+  });
+  return { processed, items, errors, cached };
+}
