@@ -33,6 +33,9 @@ const appEnv = {
   GEOCODING_BASE_URL: E2E_URLS.site,
   // One owner drives every spec's setup turns and refreshes within minutes; the per-user limits themselves are
   // tested in tests/integration/usage-rate-limit*.test.ts, so here they only must not get in the way.
+  // A feed visit ends after 5 s without a view (30 min in production), so a spec can look, wait and look again
+  // to see "new since you last looked" (tests/e2e/feed-briefing.spec.ts).
+  FEED_VISIT_GAP_MS: "5000",
   RATE_LIMIT_SETUP_TURNS: "10000",
   RATE_LIMIT_REFRESHES: "10000",
 };

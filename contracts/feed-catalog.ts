@@ -26,14 +26,40 @@ export const feedCatalog = defineCatalog(schema, {
       description: "A paragraph of plain text.",
     },
     ChangeRow: {
-      props: z.object({ field: z.string().max(200), from: z.string().max(500), to: z.string().max(500) }),
+      props: z.object({
+        field: z.string().max(200),
+        from: z.string().max(500),
+        to: z.string().max(500),
+        change: z.string().max(40).nullish(),
+      }),
       slots: [],
-      description: "One field's change, from → to.",
+      description: "One field's change, from → to, as people read the values (labels, units, money formatted).",
     },
     DeltaBadge: {
       props: z.object({ label: z.string().max(60), tone: z.enum(["material", "notable", "failing", "info"]) }),
       slots: [],
       description: "A small coloured badge.",
+    },
+    When: {
+      props: z.object({ at: z.string().max(40), prefix: z.string().max(60).nullish() }),
+      slots: [],
+      description: "How long ago an instant (ISO 8601) was, e.g. '2 h ago'; the exact time on hover.",
+    },
+    NewMarker: {
+      props: z.object({ label: z.string().max(100) }),
+      slots: [],
+      description: "Marks what arrived since the user last looked at the feed.",
+    },
+    Earlier: {
+      props: z.object({
+        total: z.number(),
+        href: z.string().max(2000),
+        entries: z
+          .array(z.object({ at: z.string().max(40), text: z.string().max(500), isNew: z.boolean().nullish() }))
+          .max(10),
+      }),
+      slots: [],
+      description: "Earlier changes folded behind 'n earlier': the newest few, and a link to the full timeline.",
     },
     Sparkline: {
       props: z.object({ values: z.array(z.number()).max(200), label: z.string().max(100).nullish() }),
@@ -146,8 +172,20 @@ type TZodDef = {
   shape?: Record<string, z.ZodType>;
   catchall?: unknown;
   innerType?: z.ZodType;
+  element?: z.ZodType;
   coerce?: boolean;
 };
+
+/** The `max_length` checks of a string or array schema as one maximum; null for any other check. */
+function maxLengthOf(checks: NonNullable<TZodDef["checks"]>): number | null {
+  let max = Number.POSITIVE_INFINITY;
+  for (const check of checks) {
+    const c = check._zod.def;
+    if (c.check !== "max_length" || typeof c.maximum !== "number") return null;
+    max = Math.min(max, c.maximum);
+  }
+  return max;
+}
 
 /**
  * A props schema turned into a plain predicate that says yes only where zod says yes: objects (unknown keys
@@ -161,15 +199,27 @@ export function quickAccept(schema: z.ZodType): TQuickAccept | null {
   const checks = def.checks ?? [];
   switch (def.type) {
     case "string": {
-      if (def.coerce) return null;
-      let max = Number.POSITIVE_INFINITY;
-      for (const check of checks) {
-        const c = check._zod.def;
-        if (c.check !== "max_length" || typeof c.maximum !== "number") return null;
-        max = Math.min(max, c.maximum);
-      }
+      const max = maxLengthOf(checks);
+      if (def.coerce || max === null) return null;
       // zod counts code points, never more than UTF-16 units: within `max` units is within `max` for zod too.
       return (v) => typeof v === "string" && v.length <= max;
+    }
+    case "number":
+      // zod 4's number refuses NaN and ±Infinity.
+      if (def.coerce || checks.length > 0) return null;
+      return (v) => typeof v === "number" && Number.isFinite(v);
+    case "boolean":
+      if (def.coerce || checks.length > 0) return null;
+      return (v) => typeof v === "boolean";
+    case "array": {
+      const max = maxLengthOf(checks);
+      const element = def.element ? quickAccept(def.element) : null;
+      if (max === null || !element) return null;
+      return (v) => {
+        if (!Array.isArray(v) || v.length > max) return false;
+        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+        return true;
+      };
     }
     case "enum": {
       const values = schema._zod.values;
@@ -208,10 +258,17 @@ export function quickAccept(schema: z.ZodType): TQuickAccept | null {
 
 type TCatalogComponent = { props: z.ZodType; slots: string[] };
 const COMPONENTS = feedCatalog.data.components as Record<string, TCatalogComponent>;
-const QUICK_PROPS = new Map<string, TQuickAccept>();
+/** Per component, what the per-element check needs, found with one lookup (it runs for every element of every card). */
+type TComponentCheck = { accept: TQuickAccept | null; props: z.ZodType; leaf: boolean; href: boolean };
+const CHECKS = new Map<string, TComponentCheck>();
 for (const [name, component] of Object.entries(COMPONENTS)) {
-  const accept = quickAccept(component.props);
-  if (accept) QUICK_PROPS.set(name, accept);
+  CHECKS.set(name, {
+    accept: quickAccept(component.props),
+    props: component.props,
+    leaf: component.slots.length === 0,
+    // Components whose `href` is followed: checked with the renderer's own rule.
+    href: name === "Link" || name === "Earlier",
+  });
 }
 
 /** The tree walk's scratch space: element key → the mark of the last call that reached it; the walk's stack. */
@@ -237,16 +294,16 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
     return { ok: false, problem: `${keys.length} elements (at most ${limits.maxElements})` };
   }
   if (!Object.hasOwn(s.elements, s.root)) return { ok: false, problem: `root "${s.root}" is not an element` };
-  const components = COMPONENTS;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const el = s.elements[key] as TFeedSpec["elements"][string];
     if (limits.components && !limits.components.includes(el.type)) {
       return { ok: false, problem: `${key}: component ${el.type} is not allowed here` };
     }
+    const check = CHECKS.get(el.type);
     // catalog.validate checks the shape and the type names, not each component's props.
-    if (!QUICK_PROPS.get(el.type)?.(el.props)) {
-      const props = components[el.type]?.props.safeParse(el.props);
+    if (!check?.accept?.(el.props)) {
+      const props = check?.props.safeParse(el.props);
       if (!props?.success) {
         const issue = props?.error.issues[0];
         return {
@@ -255,11 +312,11 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
         };
       }
     }
-    if (el.children.length > 0 && components[el.type]?.slots.length === 0) {
+    if (el.children.length > 0 && check?.leaf) {
       return { ok: false, problem: `${key} (${el.type}) cannot have children` };
     }
-    if (el.type === "Link" && !feedHref(String(el.props.href))) {
-      return { ok: false, problem: `${key} (Link) href is not an in-app path or an http(s) URL` };
+    if (check?.href && !feedHref(String(el.props.href))) {
+      return { ok: false, problem: `${key} (${el.type}) href is not an in-app path or an http(s) URL` };
     }
   }
   // Walk the tree iteratively (a hostile spec must not overflow the stack either). The scratch space is shared
@@ -300,15 +357,16 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
   return { ok: true, spec: s };
 }
 
-/** Small builder so sources write specs as a list rather than by hand-wiring keys. */
-export function buildSpec(
-  rootType: string,
-  rootProps: Record<string, unknown>,
-  children: { key: string; type: string; props: Record<string, unknown> }[],
-): TFeedSpec {
-  const elements: TFeedSpec["elements"] = {
-    root: { type: rootType, props: rootProps, children: children.map((c) => c.key) },
+/** One element for {@link buildSpec}: its key, component and props, and (for a Stack) its own children. */
+export type TSpecNode = { key: string; type: string; props: Record<string, unknown>; children?: TSpecNode[] };
+
+/** Small builder so sources write specs as a (nested) list rather than by hand-wiring keys. */
+export function buildSpec(rootType: string, rootProps: Record<string, unknown>, children: TSpecNode[]): TFeedSpec {
+  const elements: TFeedSpec["elements"] = {};
+  const add = (key: string, type: string, props: Record<string, unknown>, kids: TSpecNode[]) => {
+    elements[key] = { type, props, children: kids.map((c) => c.key) };
+    for (const c of kids) add(c.key, c.type, c.props, c.children ?? []);
   };
-  for (const c of children) elements[c.key] = { type: c.type, props: c.props, children: [] };
+  add("root", rootType, rootProps, children);
   return { root: "root", elements };
 }

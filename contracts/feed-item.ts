@@ -48,5 +48,7 @@ export type TFeed = {
   items: TFeedItem[];
   errors: TSourceError[];
   generatedAt: Date;
+  /** Changes after this are "new since you last looked" (the previous visit's last view); null on a first visit. */
+  seenSince: Date | null;
   enhancement: { state: "off" | "cached" | "none"; inputHash: string | null };
 };

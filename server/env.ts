@@ -112,6 +112,8 @@ const ZEnvObjectSchema = z.object({
   GEOCODING_BASE_URL: httpUrl.default("https://geocoding-api.open-meteo.com"),
   /** Feed enhancement waits this long for changes to settle before calling the model. */
   FEED_ENHANCE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+  /** A feed visit ends after this long without a view; "new since you last looked" counts from the last visit. */
+  FEED_VISIT_GAP_MS: z.coerce.number().int().min(1000).max(604_800_000).default(1_800_000),
 
   /** Bearer secret for /api/cron/refresh (Vercel sends it). Unset → the cron route refuses with 503. */
   CRON_SECRET: optionalString,

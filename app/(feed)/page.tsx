@@ -1,14 +1,23 @@
 import type { Metadata } from "next";
 import { FeedView } from "@/components/feed/feed-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
 export const metadata: Metadata = { title: "Feed" };
 
-export default function FeedPage() {
+/**
+ * The feed arrives with its HTML (issue #14 §7): read on the server through the same query the client component
+ * uses, so the page is readable without JavaScript and nothing moves when it hydrates. No loading.tsx: its
+ * Suspense boundary would stream the content hidden behind the skeleton, which only a script reveals.
+ */
+export default async function FeedPage() {
+  await prefetch(trpc.feed.get.queryOptions());
   return (
     <>
       <PageHeader title="Feed" description="Changes that matter to your decisions, next to the context around them." />
-      <FeedView />
+      <HydrateClient>
+        <FeedView />
+      </HydrateClient>
     </>
   );
 }

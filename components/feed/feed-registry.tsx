@@ -1,14 +1,33 @@
 "use client";
 
-import { defineRegistry } from "@json-render/react";
-import { createContext, useContext } from "react";
+import { createContext, type ReactNode, useContext } from "react";
+import type { z } from "zod";
 import { LocalTime } from "@/components/format/local-time";
-import { feedCatalog } from "@/contracts/feed-catalog";
+import { RelativeTime } from "@/components/trackers/relative-time";
+import type { feedCatalog } from "@/contracts/feed-catalog";
 import type { TFeedSlot } from "@/contracts/feed-item";
 import { feedHref } from "@/contracts/feed-link";
 
+/*
+ * The feed's components for the browser. Only the catalog's TYPES come from contracts/feed-catalog.ts: its zod
+ * schemas (and json-render, which pulls zod in too) stay on the server, which validated every spec before
+ * sending it (server/feed/get-feed.ts), so rendering needs no validation library (issue #14 §8).
+ */
+
+type TCatalogComponents = (typeof feedCatalog)["data"]["components"];
+export type TFeedComponentName = keyof TCatalogComponents;
+type TPropsOf<K extends TFeedComponentName> = z.infer<TCatalogComponents[K]["props"]>;
+export type TFeedComponent<K extends TFeedComponentName> = (input: {
+  props: TPropsOf<K>;
+  children?: ReactNode;
+}) => ReactNode;
+export type TFeedRegistry = { [K in TFeedComponentName]: TFeedComponent<K> };
+
 /** The card's slots; the `Slot` element reads its text from here. */
 export const SlotsContext = createContext<Record<string, TFeedSlot> | undefined>(undefined);
+
+/** When the feed was read: relative times count from it, so the server's HTML and the hydrated page agree. */
+export const FeedAsOfContext = createContext<Date | null>(null);
 
 const TONES = {
   material: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
@@ -16,6 +35,8 @@ const TONES = {
   failing: "bg-stone-800 text-white dark:bg-stone-200 dark:text-stone-900",
   info: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",
 } as const;
+
+const MUTED = "text-stone-600 dark:text-stone-400";
 
 function SlotText({ name }: { name: string }) {
   const slots = useContext(SlotsContext);
@@ -32,97 +53,170 @@ function SlotText({ name }: { name: string }) {
   );
 }
 
-function Sparkline({ values, label }: { values: number[]; label?: string | null }) {
+function When({ at, prefix }: { at: string; prefix?: string | null | undefined }) {
+  const asOf = useContext(FeedAsOfContext);
+  const value = new Date(at);
+  if (Number.isNaN(value.getTime())) return null;
+  return (
+    <span className={`text-xs ${MUTED}`} data-testid="feed-when">
+      {prefix ? `${prefix} ` : ""}
+      <RelativeTime value={value} asOf={asOf ?? value} />
+    </span>
+  );
+}
+
+const SPARK_W = 128;
+const SPARK_H = 32;
+
+/** A fixed-size inline SVG (width and height set), so nothing moves when it paints. */
+function Sparkline({ values, label }: { values: number[]; label?: string | null | undefined }) {
   if (values.length < 2) return null;
   const min = Math.min(...values);
   const span = Math.max(...values) - min || 1;
-  const points = values.map((v, i) => `${(i / (values.length - 1)) * 100},${30 - ((v - min) / span) * 30}`).join(" ");
+  const points = values
+    .map(
+      (v, i) =>
+        `${((i / (values.length - 1)) * (SPARK_W - 4) + 2).toFixed(1)},${(SPARK_H - 2 - ((v - min) / span) * (SPARK_H - 4)).toFixed(1)}`,
+    )
+    .join(" ");
+  const last = points.split(" ").at(-1)?.split(",") ?? ["0", "0"];
   return (
-    <svg viewBox="0 0 100 30" className="h-8 w-32" role="img" aria-label={label ?? "trend"}>
-      <polyline points={points} fill="none" stroke="currentColor" strokeWidth="2" />
+    <svg
+      width={SPARK_W}
+      height={SPARK_H}
+      viewBox={`0 0 ${SPARK_W} ${SPARK_H}`}
+      className="block shrink-0 text-stone-700 dark:text-stone-300"
+      role="img"
+      aria-label={label ?? "trend"}
+      data-testid="sparkline"
+    >
+      <polyline points={points} fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round" />
+      <circle cx={last[0]} cy={last[1]} r="2.5" fill="currentColor" />
     </svg>
   );
 }
 
-export const { registry: feedRegistry } = defineRegistry(feedCatalog, {
-  components: {
-    Stack: ({ props, children }) => (
-      <div
-        className={`flex ${props.direction === "horizontal" ? "flex-row flex-wrap items-center" : "flex-col"} ${props.gap === "md" ? "gap-4" : "gap-2"}`}
-      >
-        {children}
-      </div>
-    ),
-    Heading: ({ props }) => <h3 className="text-base font-semibold">{props.text}</h3>,
-    Text: ({ props }) => (
-      <p
-        className={`text-sm ${props.tone === "danger" ? "text-red-700 dark:text-red-300" : props.tone === "muted" ? "text-stone-600 dark:text-stone-400" : ""}`}
-      >
-        {props.text}
-      </p>
-    ),
-    ChangeRow: ({ props }) => (
-      <div className="flex flex-wrap items-baseline gap-2 text-sm" data-testid="change-row">
-        <span className="font-medium">{props.field}</span>
-        <span className="text-stone-600 dark:text-stone-400 line-through">{props.from}</span>
-        <span aria-hidden="true">→</span>
-        <span className="sr-only">changed to</span>
-        <span className="font-semibold">{props.to}</span>
-      </div>
-    ),
-    DeltaBadge: ({ props }) => (
-      <span className={`inline-flex w-fit rounded-full px-2 py-0.5 text-xs font-medium ${TONES[props.tone]}`}>
-        {props.label}
-      </span>
-    ),
-    Sparkline: ({ props }) => <Sparkline values={props.values} label={props.label} />,
-    WeatherHeader: ({ props }) => (
-      <div className="flex items-baseline gap-3">
-        <span className="text-3xl font-semibold">
-          {Math.round(props.temperature)}
-          {props.unit ?? "°C"}
-        </span>
-        <span className="text-sm text-stone-600 dark:text-stone-400">
-          {props.condition} · {props.place}
-        </span>
-      </div>
-    ),
-    HourlyStrip: ({ props }) => (
-      <ol className="flex gap-3 overflow-x-auto text-xs" aria-label="Next hours">
-        {props.hours.map((h) => (
-          <li key={h.time} className="flex flex-col items-center">
-            <span className="text-stone-600 dark:text-stone-400">{h.time}</span>
-            <span className="font-medium">{Math.round(h.temperature)}°</span>
-            {h.precipitation != null ? (
-              <span className="text-sky-700 dark:text-sky-300">{h.precipitation}%</span>
-            ) : null}
+function FeedLink({ href: raw, label, className }: { href: string; label: ReactNode; className?: string }) {
+  // The same check the server validated with (contracts/feed-link.ts); anything it refuses shows as text.
+  const href = feedHref(raw);
+  if (!href) return <span className="text-sm">{label}</span>;
+  return (
+    <a
+      href={href.href}
+      className={className ?? "w-fit text-sm font-medium underline underline-offset-2"}
+      {...(href.kind === "external" ? { rel: "noopener noreferrer nofollow", target: "_blank" } : {})}
+    >
+      {label}
+    </a>
+  );
+}
+
+/** Earlier changes, folded: a native <details>, so it opens with the keyboard and without JavaScript. */
+function Earlier({ total, href, entries }: TPropsOf<"Earlier">) {
+  const rest = total - entries.length;
+  return (
+    <details className="group text-sm" data-testid="earlier-changes">
+      <summary className={`w-fit cursor-pointer select-none ${MUTED} hover:underline`}>
+        {total} earlier {total === 1 ? "change" : "changes"}
+      </summary>
+      <ol className="mt-2 space-y-1 border-l-2 border-stone-200 pl-3 dark:border-stone-700">
+        {entries.map((e) => (
+          <li key={e.at} className="flex flex-wrap items-baseline gap-x-2" data-testid="earlier-change">
+            <When at={e.at} />
+            <span>{e.text}</span>
+            {e.isNew ? <NewMarker label="new" /> : null}
           </li>
         ))}
       </ol>
-    ),
-    EventRow: ({ props }) => (
-      <div className="flex flex-col">
-        <span className="font-medium">{props.title}</span>
-        <span className="text-sm text-stone-600 dark:text-stone-400">
-          <LocalTime value={props.start} />
-          {props.location ? ` · ${props.location}` : ""}
-        </span>
-      </div>
-    ),
-    Link: ({ props }) => {
-      // The same check the server validated with (contracts/feed-link.ts); anything it refuses shows as text.
-      const href = feedHref(props.href);
-      if (!href) return <span className="text-sm">{props.label}</span>;
-      return (
-        <a
-          href={href.href}
-          className="w-fit text-sm font-medium underline underline-offset-2"
-          {...(href.kind === "external" ? { rel: "noopener noreferrer nofollow", target: "_blank" } : {})}
-        >
-          {props.label}
-        </a>
-      );
-    },
-    Slot: ({ props }) => <SlotText name={props.name} />,
-  },
-});
+      <p className="mt-2">
+        <FeedLink
+          href={href}
+          label={rest > 0 ? `${rest} more on the timeline` : "See them on the timeline"}
+          className="text-sm underline underline-offset-2"
+        />
+      </p>
+    </details>
+  );
+}
+
+function NewMarker({ label }: { label: string }) {
+  return (
+    <span
+      data-testid="new-marker"
+      className="inline-flex w-fit rounded-full border border-sky-700 px-2 py-0.5 text-xs font-medium text-sky-800 dark:border-sky-300 dark:text-sky-200"
+    >
+      {label}
+    </span>
+  );
+}
+
+export const feedRegistry: TFeedRegistry = {
+  Stack: ({ props, children }) => (
+    <div
+      className={`flex ${props.direction === "horizontal" ? "flex-row flex-wrap items-center" : "flex-col"} ${props.gap === "md" ? "gap-4" : "gap-2"}`}
+    >
+      {children}
+    </div>
+  ),
+  // Cards sit under the page's h1.
+  Heading: ({ props }) => <h2 className="text-base font-semibold">{props.text}</h2>,
+  Text: ({ props }) => (
+    <p
+      className={`text-sm ${props.tone === "danger" ? "text-red-700 dark:text-red-300" : props.tone === "muted" ? MUTED : ""}`}
+    >
+      {props.text}
+    </p>
+  ),
+  ChangeRow: ({ props }) => (
+    <div className="flex flex-wrap items-baseline gap-x-2 text-sm" data-testid="change-row">
+      <span className="font-medium">{props.field}</span>
+      <span className={`${MUTED} line-through`}>{props.from}</span>
+      <span aria-hidden="true">→</span>
+      <span className="sr-only">changed to</span>
+      <span className="font-semibold">{props.to}</span>
+      {props.change ? <span className={`text-xs ${MUTED}`}>({props.change})</span> : null}
+    </div>
+  ),
+  DeltaBadge: ({ props }) => (
+    <span className={`inline-flex w-fit rounded-full px-2 py-0.5 text-xs font-medium ${TONES[props.tone]}`}>
+      {props.label}
+    </span>
+  ),
+  When: ({ props }) => <When at={props.at} prefix={props.prefix} />,
+  NewMarker: ({ props }) => <NewMarker label={props.label} />,
+  Earlier: ({ props }) => <Earlier {...props} />,
+  Sparkline: ({ props }) => <Sparkline values={props.values} label={props.label} />,
+  WeatherHeader: ({ props }) => (
+    <div className="flex items-baseline gap-3">
+      <span className="text-3xl font-semibold">
+        {Math.round(props.temperature)}
+        {props.unit ?? "°C"}
+      </span>
+      <span className={`text-sm ${MUTED}`}>
+        {props.condition} · {props.place}
+      </span>
+    </div>
+  ),
+  HourlyStrip: ({ props }) => (
+    <ol className="flex gap-3 overflow-x-auto text-xs" aria-label="Next hours">
+      {props.hours.map((h) => (
+        <li key={h.time} className="flex flex-col items-center">
+          <span className={MUTED}>{h.time}</span>
+          <span className="font-medium">{Math.round(h.temperature)}°</span>
+          {h.precipitation != null ? <span className="text-sky-700 dark:text-sky-300">{h.precipitation}%</span> : null}
+        </li>
+      ))}
+    </ol>
+  ),
+  EventRow: ({ props }) => (
+    <div className="flex flex-col">
+      <span className="font-medium">{props.title}</span>
+      <span className={`text-sm ${MUTED}`}>
+        <LocalTime value={props.start} />
+        {props.location ? ` · ${props.location}` : ""}
+      </span>
+    </div>
+  ),
+  Link: ({ props }) => <FeedLink href={props.href} label={props.label} />,
+  Slot: ({ props }) => <SlotText name={props.name} />,
+};

@@ -8,6 +8,7 @@ import { buttonSecondary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { FeedCard } from "./feed-card";
+import { FeedAsOfContext } from "./feed-registry";
 
 const SOURCE_NAMES: Record<string, string> = {
   trackers: "Trackers",
@@ -32,13 +33,15 @@ export function FeedView() {
   const queryClient = useQueryClient();
   const feed = useQuery(trpc.feed.get.queryOptions());
   const [live, setLive] = useState<"connecting" | "live" | "offline">("connecting");
+  // Live reloads are announced politely (issue #14 §8); the count makes a repeated message new to screen readers.
+  const [updates, setUpdates] = useState(0);
 
   useSubscription(
     trpc.feed.live.subscriptionOptions(undefined, {
       onStarted: () => setLive("live"),
       onData: () => {
-        // An enhancement finished or a tracker changed: reload in place.
-        void queryClient.invalidateQueries({ queryKey: trpc.feed.get.queryKey() });
+        // An enhancement finished or a tracker changed: reload in place, then say so.
+        void queryClient.invalidateQueries({ queryKey: trpc.feed.get.queryKey() }).then(() => setUpdates((n) => n + 1));
       },
       onError: () => setLive("offline"),
     }),
@@ -67,63 +70,71 @@ export function FeedView() {
       </div>
     );
   }
-  const { items, errors } = feed.data;
+  const { items, errors, generatedAt } = feed.data;
   return (
-    <div className="space-y-4" data-testid="feed" data-live={live}>
-      <div className="flex flex-wrap items-center gap-2">
-        <button
-          type="button"
-          className={buttonSecondary}
-          onClick={() => refresh.mutate()}
-          disabled={refresh.isPending}
-          data-testid="feed-refresh"
-        >
-          {refresh.isPending ? "Refreshing…" : "Refresh"}
-        </button>
-        {errors.map((e) => (
-          <span
-            key={e.sourceId}
-            data-testid="source-error"
-            title={e.message}
-            className="rounded-full bg-red-50 px-3 py-1 text-xs text-red-800 dark:bg-red-950 dark:text-red-200"
+    <FeedAsOfContext.Provider value={generatedAt}>
+      <div className="space-y-4" data-testid="feed" data-live={live}>
+        <p role="status" className="sr-only" data-testid="feed-announcer">
+          {updates > 0 ? `The feed was updated${updates % 2 ? "." : " again."}` : ""}
+        </p>
+        <div className="flex flex-wrap items-center gap-2">
+          <button
+            type="button"
+            className={buttonSecondary}
+            onClick={() => refresh.mutate()}
+            disabled={refresh.isPending}
+            data-testid="feed-refresh"
           >
-            {SOURCE_NAMES[e.sourceId] ?? e.sourceId}: {e.message}
-          </span>
-        ))}
-        {refresh.isError ? (
-          <span role="alert" className="text-xs text-red-700">
-            Refresh failed: {refresh.error.message}
-          </span>
+            {refresh.isPending ? "Refreshing…" : "Refresh"}
+          </button>
+          {refresh.isError ? (
+            <span role="alert" className="text-xs text-red-700 dark:text-red-300">
+              Refresh failed: {refresh.error.message}
+            </span>
+          ) : null}
+        </div>
+        {errors.length > 0 ? (
+          // A source that could not answer is a calm line with its reason (issue #14), not an alarm.
+          <ul className="space-y-1 text-sm text-stone-600 dark:text-stone-400" aria-label="Sources with problems">
+            {errors.map((e) => (
+              <li key={e.sourceId} data-testid="source-error">
+                {SOURCE_NAMES[e.sourceId] ?? e.sourceId}: {e.message}
+              </li>
+            ))}
+          </ul>
         ) : null}
+        {items.length === 0 ? (
+          <EmptyState
+            title="Nothing to show yet"
+            action={{ href: "/trackers/new", label: "Create your first tracker" }}
+          >
+            <p>
+              Start with a decision you need to stay on top of and point Bellwether at the page or place that answers
+              it. Material changes will appear here; add a location or calendar in Settings for weather and events.
+            </p>
+          </EmptyState>
+        ) : (
+          <ol className="space-y-4" aria-label="Feed">
+            {groupRuns(items).map((run) => (
+              <li key={run.key}>
+                {run.grouped ? (
+                  <section
+                    aria-label={`${run.items.length} updates`}
+                    data-testid="feed-group"
+                    className="space-y-2 border-l-2 border-stone-300 pl-3 dark:border-stone-700"
+                  >
+                    {run.items.map((item) => (
+                      <FeedCard key={item.id} item={item} />
+                    ))}
+                  </section>
+                ) : (
+                  run.items.map((item) => <FeedCard key={item.id} item={item} />)
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
       </div>
-      {items.length === 0 ? (
-        <EmptyState title="Nothing to show yet" action={{ href: "/trackers/new", label: "Create your first tracker" }}>
-          <p>
-            Start with a decision you need to stay on top of and point Bellwether at the page or place that answers it.
-            Material changes will appear here; add a location or calendar in Settings for weather and events.
-          </p>
-        </EmptyState>
-      ) : (
-        <ol className="space-y-4" aria-label="Feed">
-          {groupRuns(items).map((run) => (
-            <li key={run.key}>
-              {run.grouped ? (
-                <section
-                  aria-label={`${run.items.length} updates`}
-                  data-testid="feed-group"
-                  className="space-y-2 border-l-2 border-stone-300 pl-3 dark:border-stone-700"
-                >
-                  {run.items.map((item) => (
-                    <FeedCard key={item.id} item={item} />
-                  ))}
-                </section>
-              ) : (
-                run.items.map((item) => <FeedCard key={item.id} item={item} />)
-              )}
-            </li>
-          ))}
-        </ol>
-      )}
-    </div>
+    </FeedAsOfContext.Provider>
   );
 }

@@ -44,6 +44,8 @@ export function assembleFeed(
 
 export type TBuildFeedOptions = {
   now: Date;
+  /** Changes after this are marked "new since you last looked" (UI only; the data the model reads is the same). */
+  seenSince?: Date | null;
   /** Where a due calendar refetch runs (server/defer.ts). */
   defer: TDefer;
   /** Refetch the calendar even if the cached copy is fresh (the Refresh button). */
@@ -73,7 +75,7 @@ export async function buildFeed(
 ): Promise<TBuiltFeed> {
   const env = getEnv();
   const engine = new FeedEngine()
-    .register(trackersSource(db))
+    .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
     .register(locationSource(settings))
     .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
     .register(

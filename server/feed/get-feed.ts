@@ -3,6 +3,7 @@ import type { TDb } from "@/server/db";
 import { detachedDefer, type TDefer } from "@/server/defer";
 import { requestEnhancement, type TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
 import { getEnv } from "@/server/env";
+import { readFeedSeen, recordFeedView } from "@/server/settings/feed-seen";
 import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
 import { buildFeed } from "./build-feed";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
@@ -36,9 +37,14 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
   if (opts.touch) await touchLastActive(db, userId, now);
+  // A view records itself; a load that is not a view marks what the page would show.
+  const seen = opts.touch
+    ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS })
+    : await readFeedSeen(db, userId);
   const settings = await getUserSettings(db, userId);
   const { processed, items, errors, cached } = await buildFeed(db, userId, settings, {
     now,
+    seenSince: seen.since,
     defer,
     refreshCalendar: opts.refreshCalendar,
     onCalendarRefreshed: opts.onCalendarRefreshed,
@@ -57,6 +63,7 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
     items,
     errors,
     generatedAt: now,
+    seenSince: seen.since,
     enhancement: { state: cached.result ? "cached" : "none", inputHash: cached.inputHash },
   };
 }

@@ -29,10 +29,37 @@ function signalScore(item: TFeedItem): number {
   return urgency + bonus;
 }
 
-/** Whether the item's data mentions one of the memory words (its JSON, lower-cased, is searched once). */
+/** One case-insensitive pattern per list of memory words (the list is made once per load by `memoryWords`). */
+const MEMORY_PATTERNS = new WeakMap<readonly string[], RegExp>();
+
+function memoryPattern(words: readonly string[]): RegExp {
+  let pattern = MEMORY_PATTERNS.get(words);
+  if (!pattern) {
+    pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "iu");
+    MEMORY_PATTERNS.set(words, pattern);
+  }
+  return pattern;
+}
+
+/**
+ * Whether a string in the item's data mentions one of the memory words. The values are walked in place (no
+ * serialisation of every card on every load, DESIGN §6 fast path); keys are the sources' own names, not content.
+ */
 function mentionsMemory(item: TFeedItem, words: readonly string[]): boolean {
-  const text = JSON.stringify(item.data).toLowerCase();
-  return words.some((w) => text.includes(w));
+  const pattern = memoryPattern(words);
+  const stack: unknown[] = [item.data];
+  let budget = 10_000; // data is small and acyclic; a hostile shape stops here rather than walking forever
+  while (stack.length > 0 && budget-- > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (pattern.test(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push(value[i]);
+    } else if (value !== null && typeof value === "object") {
+      for (const key in value) stack.push((value as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
 }
 
 /** The time-of-day boost: `hour` and `nowMs` are read from ctx.now once per load, not per item. */

@@ -6,7 +6,7 @@ import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager
 import { assembleFeed, getFeed } from "@/server/feed/get-feed";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
 import { eventItem } from "@/server/feed/sources/calendar-source";
-import { changeItem, failingItem } from "@/server/feed/sources/trackers-source";
+import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
 import { updateUserSettings } from "@/server/settings/user-settings";
 import { createTestDb } from "../helpers/db";
 import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
@@ -29,12 +29,14 @@ const SIZES = [500, 5000] as const;
 const MEMORY = "I cycle to work; we care about pricing";
 const NOW = new Date("2026-11-29T08:30:00Z");
 
-/** A mix like a busy feed: 80 % change cards (1–3 rows, groups of ~4 per tracker), 15 % failing trackers, 5 % events. */
+/**
+ * A mix like a busy feed: 80 % decision cards (one per tracker, 1–3 rows, a sparkline and 2 earlier changes),
+ * 15 % failing trackers, 5 % events.
+ */
 function makeItems(n: number, now: Date): TFeedItem[] {
-  const trackers = Math.max(1, Math.floor(n / 4));
   return Array.from({ length: n }, (_, i) => {
     const timestamp = new Date(now.getTime() - i * 60_000);
-    const trackerId = `t${i % trackers}`;
+    const trackerId = `t${i}`;
     const decision = `Decision ${i % 17}: ${i % 3 === 0 ? "is their pricing below ours" : "is the venue open"} (${i})`;
     if (i % 20 === 0) {
       const start = new Date(now.getTime() + (i % 48) * 3_600_000);
@@ -66,14 +68,18 @@ function makeItems(n: number, now: Date): TFeedItem[] {
     const delta: Record<string, { from: unknown; to: unknown }> = { price: { from: 10 + i, to: 9 + i } };
     if (i % 2) delta.availability = { from: "in stock", to: "out of stock" };
     if (i % 3 === 1) delta.rating = { from: 4.4, to: 4.1 };
-    return changeItem({
-      id: `c${i}`,
-      capturedAt: timestamp,
+    const materiality = i % 4 ? ("material" as const) : ("notable" as const);
+    const changes = [0, 1, 2].map((k) => ({
+      id: `c${i}-${k}`,
+      capturedAt: new Date(timestamp.getTime() - k * 3_600_000),
       delta,
-      materiality: i % 4 ? "material" : "notable",
-      tracker: { id: trackerId, decision },
-      entity: { entityKey: `entity-${i}` },
-    });
+      decisions: {},
+      materiality,
+    }));
+    return trackerCardItem(
+      { tracker: { id: trackerId, decision }, formats: new Map(), changes, total: 3 + (i % 40) },
+      new Date(timestamp.getTime() - 90 * 60_000),
+    ) as TFeedItem;
   });
 }
 
@@ -238,7 +244,10 @@ async function inProcess(rounds: number, gc: TGcLog, out: (line: string) => void
   out(ratioLine(samples, gcs));
 }
 
-/** `count` items for one user: 50 change cards (the trackers source's cap) and the rest failing trackers. */
+/**
+ * `count` items for one user: 30 decision cards (the trackers source's cap) of 20 changes each, the weather and
+ * calendar invitations, and the rest failing trackers.
+ */
 async function seedUser(db: TDb, email: string, count: number): Promise<string> {
   const user = await db.user.create({ data: { email, name: email } });
   await updateUserSettings(db, user.id, {
@@ -249,9 +258,10 @@ async function seedUser(db: TDb, email: string, count: number): Promise<string> 
     calendarUrl: null,
     memory: MEMORY,
   });
-  const changes = 50;
+  const cards = 30;
+  const perCard = 20;
   await db.tracker.createMany({
-    data: Array.from({ length: count - changes }, (_, i) => ({
+    data: Array.from({ length: count - cards - 2 }, (_, i) => ({
       userId: user.id,
       decision: `Decision ${i}: ${i % 3 === 0 ? "is their pricing below ours" : "is the venue open"}`,
       capability: "web.scrape",
@@ -261,32 +271,37 @@ async function seedUser(db: TDb, email: string, count: number): Promise<string> 
       lastError: "The page answered HTTP 500.",
     })),
   });
-  const tracker = await db.tracker.create({
-    data: {
-      userId: user.id,
-      decision: "Should we match Acme's price?",
-      capability: "web.scrape",
-      capabilityInput: { url: "https://shop.example/acme" },
-      status: "active",
-    },
-  });
-  const run = await db.refreshRun.create({ data: { trackerId: tracker.id, trigger: "manual", status: "completed" } });
-  await db.trackedEntity.createMany({
-    data: Array.from({ length: changes }, (_, i) => ({ trackerId: tracker.id, entityKey: `entity-${i}` })),
-  });
-  const entities = await db.trackedEntity.findMany({ where: { trackerId: tracker.id }, orderBy: { entityKey: "asc" } });
-  await db.entityChange.createMany({
-    data: entities.map((e, i) => ({
-      entityId: e.id,
-      trackerId: tracker.id,
-      runId: run.id,
-      capturedAt: new Date(NOW.getTime() - (i + 1) * 60_000),
-      delta: { price: { from: 49 + i, to: 39 + i } },
-      materiality: i % 4 ? ("material" as const) : ("notable" as const),
-      decisions: {},
-      definitionVersion: 1,
-    })),
-  });
+  for (let c = 0; c < cards; c++) {
+    const tracker = await db.tracker.create({
+      data: {
+        userId: user.id,
+        decision: `Should we match Acme's price (${c})?`,
+        capability: "web.scrape",
+        capabilityInput: { url: `https://shop.example/acme/${c}` },
+        status: "active",
+      },
+    });
+    const run = await db.refreshRun.create({ data: { trackerId: tracker.id, trigger: "manual", status: "completed" } });
+    await db.trackedEntity.createMany({
+      data: Array.from({ length: perCard }, (_, i) => ({ trackerId: tracker.id, entityKey: `entity-${i}` })),
+    });
+    const entities = await db.trackedEntity.findMany({
+      where: { trackerId: tracker.id },
+      orderBy: { entityKey: "asc" },
+    });
+    await db.entityChange.createMany({
+      data: entities.map((e, i) => ({
+        entityId: e.id,
+        trackerId: tracker.id,
+        runId: run.id,
+        capturedAt: new Date(NOW.getTime() - (c * perCard + i + 1) * 60_000),
+        delta: { price: { from: 49 + i, to: 39 + i } },
+        materiality: i % 4 ? ("material" as const) : ("notable" as const),
+        decisions: {},
+        definitionVersion: 1,
+      })),
+    });
+  }
   const { items } = await getFeed(db, user.id, { now: NOW, enhance: false });
   await db.feedEnhancement.create({
     data: { userId: user.id, inputHash: "bench", result: makeStoredEnhancement(items) as object },
@@ -321,7 +336,7 @@ async function pageLoads(loads: number, gc: TGcLog, out: (line: string) => void)
     const { gcs } = gc;
     out("");
     out("page load: getFeed() as the feed router calls it (touch, no model call), in-memory PGlite,");
-    out("50 change cards + failing trackers per user");
+    out("30 decision cards of 20 changes + 2 invitations + failing trackers per user");
     out(table(sizeRows(samples, gcs, true)));
     out(ratioLine(samples, gcs));
   } finally {

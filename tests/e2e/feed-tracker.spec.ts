@@ -15,7 +15,7 @@ async function refresh(page: Page, trackerId: string) {
   return (await res.json()) as { result: { data: { json: { outcome: string } } } };
 }
 
-test("a tracker's material change appears on the open feed live, with from → to rows and empty slots", async ({
+test("a tracker's material change appears on the open feed live, with labelled from → to rows and empty slots", async ({
   page,
 }) => {
   await site.setPage(PAGE, { body: SETUP_PRICING_HTML.replaceAll("/setup/acme/pricing", PAGE) });
@@ -51,8 +51,10 @@ test("a tracker's material change appears on the open feed live, with from → t
   expect(changed.result.data.json.outcome).toBe("material");
 
   await expect(card).toHaveCount(1);
-  await expect(card.getByTestId("change-row").filter({ hasText: "acme_pro_price" })).toContainText("45");
-  await expect(card.getByTestId("change-row").filter({ hasText: "acme_pro_price" })).toContainText("39");
+  // One card for the decision; the field by its label, the money by its currency.
+  const row = card.getByTestId("change-row").filter({ hasText: "Acme pro price" });
+  await expect(row).toContainText("$45.00");
+  await expect(row).toContainText("$39.00");
   await expect(card.locator('[data-testid^="slot-"]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
 });

@@ -145,8 +145,10 @@ test("an invited person signs up by link, sees an empty feed, and gets not-found
 
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByTestId("signed-in-as")).toHaveText(GUEST.name);
-  await expect(page.getByRole("heading", { name: "Nothing to show yet" })).toBeVisible();
-  await expect(page.getByTestId("feed-card")).toHaveCount(0);
+  // Nothing of the owner's: the feed invites the first tracker (and a place and a calendar), nothing else.
+  await expect(page.getByRole("heading", { name: "Start with a decision" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Create your first tracker" })).toHaveAttribute("href", "/trackers/new");
+  await expect(page.locator('[data-testid="feed-card"][data-item-type="tracker-change"]')).toHaveCount(0);
 
   // The not-found page, with a real 404 status: the tracker page is not streamed behind a loading state, so the
   // status is decided after the ownership check.

@@ -141,7 +141,7 @@ describe("feed loads read the cache; the calendar is fetched in the background",
     const first = await load(NOW);
     expect(first.errors).toEqual([]);
     expect(calendarItems(first).map((i) => [i.id, i.type])).toEqual([["calendar:loading", "calendar-loading"]]);
-    expect(JSON.stringify(first.items[0]?.ui)).toContain("Loading your calendar");
+    expect(JSON.stringify(calendarItems(first)[0]?.ui)).toContain("Loading your calendar");
 
     // The refetch is running and the host has not answered: feed loads still answer at once, from the cache,
     // and start no second download (single flight).

@@ -85,11 +85,13 @@ describe("feed: trackers source", () => {
     const card = feed.items.find((i) => i.id === changeItemId);
     expect(card?.type).toBe("tracker-change");
     const rows = Object.values(card?.ui?.elements ?? {}).filter((e) => e.type === "ChangeRow");
-    expect(rows.map((r) => r.props)).toEqual([{ field: "price", from: "49", to: "39" }]);
+    expect(rows.map((r) => r.props)).toEqual([{ field: "Price", from: "49", to: "39", change: "−20%" }]);
     expect(card?.slots?.why?.content).toBeNull();
     expect(card?.slots?.why?.description).toContain("Should we match Acme's price?");
     const failing = feed.items.find((i) => i.type === "tracker-failing");
-    expect(JSON.stringify(failing?.ui)).toContain("3 refreshes failed in a row. The page answered HTTP 500.");
+    expect(JSON.stringify(failing?.ui)).toContain(
+      "“Is the venue still open?” could not be checked 3 times in a row: The page answered HTTP 500.",
+    );
     expect(failing?.slots).toBeUndefined();
     expect(feed.errors).toEqual([]);
   });
@@ -399,16 +401,18 @@ describe("feed: a cached enhancement is held to today's synthetic rules", () => 
 });
 
 describe("feed: location → weather and calendar against local fixtures", () => {
-  it("no saved place → no weather item and no error; a place → Open-Meteo item with slots", async () => {
+  it("no saved place → an invitation and no error; a place → Open-Meteo item with slots", async () => {
     site.setJson("/v1/forecast", JSON.parse(fs.readFileSync("tests/fixtures/open-meteo/forecast.json", "utf8")));
     site.setPage("/cal.ics", {
       body: fs.readFileSync("tests/fixtures/open-meteo/calendar.ics", "utf8"),
       contentType: "text/calendar",
     });
     let feed = await getFeed(t.db, userId, { now: NOW, enhance: false });
-    expect(feed.items.some((i) => i.type === "weather-current")).toBe(false);
+    // Neither set up: an invitation each, no error.
+    expect(feed.items.filter((i) => i.sourceId === "weather").map((i) => i.type)).toEqual(["weather-setup"]);
     expect(site.hits("/v1/forecast")).toBe(0);
-    expect(feed.items.some((i) => i.sourceId === "calendar")).toBe(false); // no calendar configured
+    expect(feed.items.filter((i) => i.sourceId === "calendar").map((i) => i.type)).toEqual(["calendar-setup"]);
+    expect(feed.errors).toEqual([]);
 
     await updateUserSettings(t.db, userId, {
       locationName: "London",

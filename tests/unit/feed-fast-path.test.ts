@@ -7,7 +7,7 @@ import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager
 import { assembleFeed } from "@/server/feed/get-feed";
 import { memoryWords } from "@/server/feed/post-process";
 import { eventItem } from "@/server/feed/sources/calendar-source";
-import { changeItem, failingItem } from "@/server/feed/sources/trackers-source";
+import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
 
 /**
  * The feed fast path (DESIGN §6) runs on every feed load for every card. Its shortcuts must answer exactly as
@@ -27,7 +27,7 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** Real cards from the sources' builders: change cards in groups of 4 per tracker, failing trackers, events. */
+/** Real cards from the sources' builders: one card per decision (three changes each), failing trackers, events. */
 function cards(n: number): TFeedItem[] {
   return Array.from({ length: n }, (_, i) => {
     const at = new Date(NOW.getTime() - i * 60_000);
@@ -53,14 +53,22 @@ function cards(n: number): TFeedItem[] {
         updatedAt: at,
       });
     }
-    return changeItem({
-      id: `c${i}`,
-      capturedAt: at,
-      delta: { price: { from: i, to: i + 1 }, ...(i % 2 ? { stock: { from: "in", to: "out" } } : {}) },
-      materiality: i % 3 ? "material" : "notable",
-      tracker: { id: `t${Math.floor(i / 4)}`, decision: `Is their pricing below ours (${i % 7})?` },
-      entity: { entityKey: `e${i}` },
+    const change = (k: number) => ({
+      id: `c${i}-${k}`,
+      capturedAt: new Date(at.getTime() - k * 3_600_000),
+      delta: { price: { from: i - k, to: i + 1 - k }, ...(i % 2 ? { stock: { from: "in", to: "out" } } : {}) },
+      decisions: {},
+      materiality: i % 3 ? ("material" as const) : ("notable" as const),
     });
+    return trackerCardItem(
+      {
+        tracker: { id: `t${i}`, decision: `Is their pricing below ours (${i % 7})?` },
+        formats: new Map(),
+        changes: [change(0), change(1), change(2)],
+        total: 3 + (i % 40),
+      },
+      new Date(at.getTime() - 90 * 60_000),
+    ) as TFeedItem;
   });
 }
 
@@ -220,15 +228,15 @@ describe("the fast path's per-item work stays per item", () => {
     return counts;
   }
 
-  it("50 vs 500 cards: one serialisation per card, timestamps read once per card, no catalog zod parse", () => {
+  it("50 vs 500 cards: no serialisation, timestamps read once per card, no catalog zod parse", () => {
     work(10); // zod compiles its parsers on first use (serialising their keys): not per load
     const small = work(50);
     const big = work(500);
     expect(small.out).toBe(50); // 50 cards − 1 suppressed + 1 synthetic
     expect(big.out).toBe(500);
-    // The memory-word match serialises each card's data once; nothing else serialises.
-    expect(small.stringify).toBe(50);
-    expect(big.stringify).toBe(500);
+    // The memory-word match walks each card's data in place: nothing serialises.
+    expect(small.stringify).toBe(0);
+    expect(big.stringify).toBe(0);
     // Ordering reads each timestamp once (a comparator reading them would grow as n log n: ×16 here).
     expect(big.getTime).toBeLessThanOrEqual(3 * 500);
     expect(big.getTime).toBeLessThanOrEqual(10 * small.getTime);

@@ -59,6 +59,22 @@ describe("feed post-processors", () => {
     expect(ids(order(items, ctx))).toEqual(["bike", "plain"]);
   });
 
+  it("affinity reads the data's text, nested too, case-insensitively; not its keys", () => {
+    const words = memoryWords("Pricing and cycling");
+    const [nested, key, none] = postProcess(
+      [
+        item("nested", { data: { changes: [{ field: "Price", summary: "PRICING page moved" }] } }),
+        item("key", { data: { pricing: 1 } }),
+        item("none", { data: { text: "nothing here", n: 42 } }),
+      ],
+      { now, memoryWords: words },
+    );
+    const plain = postProcess([item("p", {})], { now, memoryWords: [] })[0]?.score ?? 0;
+    expect(nested?.score).toBeCloseTo(plain + 0.15);
+    expect(key?.score).toBeCloseTo(plain);
+    expect(none?.score).toBeCloseTo(plain);
+  });
+
   it("the default list runs as one pass that gives exactly what its processors give one after another", () => {
     const morning = new Date("2026-11-29T07:00:00");
     const items = [

@@ -13,6 +13,7 @@ import {
 } from "../calendar/calendar-cache";
 import { resolveOccurrenceTime, type TCalendarOccurrence } from "../calendar/parse-calendar";
 import type { TFeedSource } from "../feed-engine";
+import { calendarSetupItem } from "./setup-items";
 
 const WINDOW_DAYS = 7;
 const MAX_EVENTS = 10;
@@ -144,7 +145,7 @@ export function calendarSource(opts: TCalendarSourceOptions): TFeedSource {
     id: "calendar",
     async fetchItems({ userId, now, reportError }) {
       const url = opts.calendarUrl;
-      if (!url) return [];
+      if (!url) return [calendarSetupItem(now)];
       const cached = await readCalendarCache(opts.db, userId, url);
       if (isCalendarRefreshDue(cached, now, opts.force)) {
         scheduleCalendarRefresh(

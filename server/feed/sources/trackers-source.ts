@@ -1,27 +1,49 @@
-import { buildSpec } from "@/contracts/feed-catalog";
+import {
+  fieldLabel,
+  formatFieldValue,
+  formatRelativeChange,
+  numericValue,
+  type TValueFormat,
+} from "@/contracts/definition/format-value";
+import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
+import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
 import type { TDb } from "@/server/db";
-import type { ChangeMateriality } from "@/server/generated/prisma/client";
+import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "@/server/intelligence/definition";
 import { FAILING_WHERE } from "@/server/trackers";
 import type { TFeedSource } from "../feed-engine";
+import { noticeItem } from "./setup-items";
 
+/**
+ * The bounds that keep the feed the same size however long the app runs (issue #14: 43 cards on a 6,945 px
+ * page after eight minutes): changes older than this are the timeline's, not the briefing's…
+ */
 const LOOKBACK_DAYS = 30;
-const MAX_CHANGES = 50;
+/** …at most this many decisions get a card (those whose latest change is newest)… */
+export const MAX_TRACKER_CARDS = 30;
+/** …each read with at most this many recent changes (the sparkline's points and the folded list)… */
+export const RECENT_CHANGES_PER_TRACKER = 20;
+/** …of which the card unfolds this many behind "n earlier" (the rest is one link away, on the timeline)… */
+export const EARLIER_SHOWN = 5;
+/** …and "n earlier" is counted up to this (shown as "999+ earlier" beyond). */
+const COUNT_CAP = 1000;
+const MAX_FIELDS = 4;
 
-function show(value: unknown): string {
-  if (value === null || value === undefined) return "—";
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
-
-/** The fields of an `EntityChange` row (with its tracker and entity) a change card shows. */
-export type TChangeCardRow = {
+export type TChangeRow = {
   id: string;
   capturedAt: Date;
   delta: unknown;
-  materiality: ChangeMateriality;
+  decisions: unknown;
+  materiality: "material" | "notable";
+};
+
+/** One decision's card input: its tracker, the fields' formats (definition order), its newest changes first. */
+export type TTrackerCardInput = {
   tracker: { id: string; decision: string };
-  entity: { entityKey: string };
+  formats: ReadonlyMap<string, TValueFormat>;
+  changes: TChangeRow[];
+  /** Material and notable changes in the lookback window, the newest included (capped at COUNT_CAP). */
+  total: number;
 };
 
 /** A tracker the feed shows as failing. */
@@ -33,39 +55,154 @@ export type TFailingCardRow = {
   updatedAt: Date;
 };
 
-/** One material or notable change: its from → to rows, and slots for why it matters and what to check next. */
-export function changeItem(c: TChangeCardRow): TFeedItem {
-  const delta = (c.delta ?? {}) as Record<string, { from?: unknown; to?: unknown }>;
-  const rows = Object.entries(delta).map(([field, d], i) => ({
-    key: `row${i}`,
-    type: "ChangeRow",
-    props: { field, from: show(d?.from), to: show(d?.to) },
-  }));
-  const material = c.materiality === "material";
+type TFieldChange = { name: string; label: string; from: string; to: string; change: string | null };
+
+/** A change's fields as people read them: material ones first, notable signals last, at most MAX_FIELDS. */
+export function describeChange(row: TChangeRow, formats: ReadonlyMap<string, TValueFormat>): TFieldChange[] {
+  const delta = ZChangeDeltaSchema.safeParse(row.delta);
+  if (!delta.success) return [];
+  const decisions = ZChangeDecisionsSchema.safeParse(row.decisions);
+  const rank = (name: string) =>
+    name === NOTABLE_SIGNALS ? 2 : decisions.success && decisions.data[name]?.verdict === "material" ? 0 : 1;
+  return Object.entries(delta.data)
+    .map(([name, d], i) => ({ name, d, i }))
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.i - b.i)
+    .slice(0, MAX_FIELDS)
+    .map(({ name, d }) => {
+      const format = formats.get(name);
+      const a = numericValue(d.from);
+      const b = numericValue(d.to);
+      return {
+        name,
+        label: fieldLabel(name),
+        from: formatFieldValue(d.from, format),
+        to: formatFieldValue(d.to, format),
+        change: a !== null && b !== null ? formatRelativeChange(a, b) : null,
+      };
+    });
+}
+
+function summarise(fields: TFieldChange[]): string {
+  const text = fields
+    .slice(0, 2)
+    .map((f) => `${f.label}: ${f.from} → ${f.to}${f.change ? ` (${f.change})` : ""}`)
+    .join("; ");
+  return fields.length > 2 ? `${text}; …` : text || "Changed";
+}
+
+/**
+ * The main numeric field's values, oldest first: the first numeric field of the definition that the changes
+ * moved (else the first numeric one they carry), from the oldest change's "from" to the newest "to".
+ */
+export function sparklineOf(
+  changes: readonly TChangeRow[],
+  formats: ReadonlyMap<string, TValueFormat>,
+): { field: string; values: number[] } | null {
+  const deltas = changes.map((c) => {
+    const parsed = ZChangeDeltaSchema.safeParse(c.delta);
+    return parsed.success ? parsed.data : {};
+  });
+  const moved = (name: string) => deltas.some((d) => d[name] && numericValue(d[name].to) !== null);
+  const declared = [...formats].find(([name, f]) => isNumericFieldType(f.type) && moved(name))?.[0];
+  const field = declared ?? deltas.flatMap((d) => Object.keys(d)).find(moved);
+  if (!field) return null;
+  const values: number[] = [];
+  const chronological = [...deltas].reverse();
+  const first = chronological.find((d) => d[field]);
+  const start = first ? numericValue(first[field]?.from) : null;
+  if (start !== null) values.push(start);
+  for (const d of chronological) {
+    const value = d[field] ? numericValue(d[field].to) : null;
+    if (value !== null) values.push(value);
+  }
+  return values.length >= 2 ? { field, values } : null;
+}
+
+/**
+ * One card per decision (DESIGN §6, the feed as a briefing): its situation now — the latest change with its
+ * time, from → to in people's units, a sparkline of the main number, what is new since the reader last looked,
+ * the model's "what this means for your decision" slot, and the earlier changes folded behind "n earlier".
+ * The card's id is its latest change's, so a new change is a new card to enhance. `data` (what the model reads
+ * and the enhancement cache hashes) holds no relative time and no "new" flag: both are per view, in the UI only.
+ */
+export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null): TFeedItem | null {
+  const [latest, ...earlier] = input.changes;
+  if (!latest) return null;
+  const { tracker, formats } = input;
+  const fields = describeChange(latest, formats);
+  const isNew = (c: TChangeRow) => seenSince !== null && c.capturedAt.getTime() > seenSince.getTime();
+  const newCount = input.changes.filter(isNew).length;
+  const spark = sparklineOf(input.changes, formats);
+  const earlierCount = Math.max(0, input.total - 1);
+  const shown = earlier.slice(0, EARLIER_SHOWN);
+  const href = `/trackers/${tracker.id}`;
+  const meta: TSpecNode[] = [
+    { key: "badge", type: "DeltaBadge", props: { label: latest.materiality, tone: latest.materiality } },
+    { key: "when", type: "When", props: { at: latest.capturedAt.toISOString() } },
+  ];
+  if (newCount > 0) {
+    const more = newCount === input.changes.length && input.total > newCount ? "+" : "";
+    const label = newCount > 1 ? `${newCount}${more} new since you last looked` : "New since you last looked";
+    meta.push({ key: "new", type: "NewMarker", props: { label } });
+  }
+  const children: TSpecNode[] = [
+    { key: "title", type: "Heading", props: { text: tracker.decision } },
+    { key: "meta", type: "Stack", props: { direction: "horizontal", gap: "sm" }, children: meta },
+    ...fields.map((f, i) => ({
+      key: `row${i}`,
+      type: "ChangeRow",
+      props: { field: f.label, from: f.from, to: f.to, change: f.change },
+    })),
+  ];
+  if (spark) {
+    children.push({
+      key: "spark",
+      type: "Sparkline",
+      props: { values: spark.values, label: `${fieldLabel(spark.field)}, last ${spark.values.length} values` },
+    });
+  }
+  children.push(
+    { key: "why", type: "Slot", props: { name: "why" } },
+    { key: "next", type: "Slot", props: { name: "next" } },
+  );
+  if (earlierCount > 0) {
+    children.push({
+      key: "earlier",
+      type: "Earlier",
+      props: {
+        total: input.total >= COUNT_CAP ? COUNT_CAP - 1 : earlierCount,
+        href,
+        entries: shown.map((c) => ({
+          at: c.capturedAt.toISOString(),
+          text: summarise(describeChange(c, formats)),
+          isNew: isNew(c),
+        })),
+      },
+    });
+  }
+  children.push({ key: "link", type: "Link", props: { href, label: `Open the timeline of “${tracker.decision}”` } });
   return {
-    id: `change:${c.id}`,
+    id: `change:${latest.id}`,
     sourceId: "trackers",
     type: "tracker-change",
-    timestamp: c.capturedAt,
+    timestamp: latest.capturedAt,
     data: {
-      trackerId: c.tracker.id,
-      decision: c.tracker.decision,
-      entity: c.entity.entityKey,
-      materiality: c.materiality,
-      delta,
+      trackerId: tracker.id,
+      decision: tracker.decision,
+      materiality: latest.materiality,
+      capturedAt: latest.capturedAt.toISOString(),
+      changes: fields.map((f) => ({ field: f.label, from: f.from, to: f.to, change: f.change })),
+      earlierCount,
+      earlier: shown.slice(0, 3).map((c) => ({
+        capturedAt: c.capturedAt.toISOString(),
+        summary: summarise(describeChange(c, formats)),
+      })),
     },
-    signals: { urgency: material ? 0.8 : 0.5, timeRelevance: "upcoming" },
-    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      { key: "title", type: "Heading", props: { text: c.tracker.decision } },
-      { key: "badge", type: "DeltaBadge", props: { label: c.materiality, tone: c.materiality } },
-      ...rows,
-      { key: "why", type: "Slot", props: { name: "why" } },
-      { key: "next", type: "Slot", props: { name: "next" } },
-      { key: "link", type: "Link", props: { href: `/trackers/${c.tracker.id}`, label: "Open tracker" } },
-    ]),
+    signals: { urgency: latest.materiality === "material" ? 0.8 : 0.5, timeRelevance: "upcoming" },
+    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, children),
     slots: {
       why: {
-        description: `Why this change matters for the decision "${c.tracker.decision}" (one sentence)`,
+        description: `What this change means for the decision "${tracker.decision}" (one sentence)`,
         content: null,
       },
       next: { description: "What the user should check next, concretely (one sentence)", content: null },
@@ -73,8 +210,9 @@ export function changeItem(c: TChangeCardRow): TFeedItem {
   };
 }
 
-/** A tracker whose refreshes keep failing: its last error and a link to it. */
+/** A tracker whose refreshes keep failing: one calm line with the reason and a link (not an alarm). */
 export function failingItem(t: TFailingCardRow): TFeedItem {
+  const reason = t.lastError?.trim() || "no reason was recorded";
   return {
     id: `failing:${t.id}`,
     sourceId: "trackers",
@@ -83,42 +221,155 @@ export function failingItem(t: TFailingCardRow): TFeedItem {
     data: { trackerId: t.id, decision: t.decision, failures: t.consecutiveFailures },
     signals: { urgency: 0.6, timeRelevance: "ambient" },
     ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      { key: "title", type: "Heading", props: { text: t.decision } },
-      { key: "badge", type: "DeltaBadge", props: { label: "failing", tone: "failing" } },
       {
-        key: "error",
+        key: "line",
         type: "Text",
         props: {
-          text: `${t.consecutiveFailures} refreshes failed in a row. ${t.lastError ?? ""}`.trim(),
-          tone: "danger",
+          text: `“${t.decision}” could not be checked ${t.consecutiveFailures} times in a row: ${reason}`.slice(
+            0,
+            2000,
+          ),
+          tone: "muted",
         },
       },
-      { key: "link", type: "Link", props: { href: `/trackers/${t.id}`, label: "Open tracker" } },
+      { key: "link", type: "Link", props: { href: `/trackers/${t.id}`, label: `Open “${t.decision}”`.slice(0, 200) } },
     ]),
   };
 }
 
-/** Material and notable changes, one card each with from → to rows; failing trackers as their own cards. */
-export function trackersSource(db: TDb): TFeedSource {
+/** No tracker yet: the feed's first step. */
+function startItem(now: Date): TFeedItem {
+  return noticeItem({
+    id: "trackers:start",
+    type: "trackers-start",
+    now,
+    title: "Start with a decision",
+    text: "Tell Bellwether a decision you need to stay on top of and the page that answers it. Changes that matter to it will appear here, one card per decision.",
+    link: { href: "/trackers/new", label: "Create your first tracker" },
+    urgency: 0.9,
+  });
+}
+
+/** Trackers, but nothing that mattered lately: say so calmly, so an empty feed does not read as broken. */
+function quietItem(now: Date): TFeedItem {
+  return noticeItem({
+    id: "trackers:quiet",
+    type: "trackers-quiet",
+    now,
+    text: `All quiet: nothing material changed in the last ${LOOKBACK_DAYS} days. Your trackers keep checking.`,
+    link: { href: "/trackers", label: "See your trackers" },
+    urgency: 0.1,
+  });
+}
+
+type TCardRow = TChangeRow & { trackerId: string; decision: string; lockedVersion: number | null; total: number };
+
+/** Rows of the one bounded query (trackers by latest change, newest first; changes newest first) → card inputs. */
+export function groupCardRows(rows: readonly TCardRow[]): Map<string, Omit<TTrackerCardInput, "formats">> {
+  const cards = new Map<string, Omit<TTrackerCardInput, "formats">>();
+  for (const row of rows) {
+    let card = cards.get(row.trackerId);
+    if (!card) {
+      card = { tracker: { id: row.trackerId, decision: row.decision }, changes: [], total: Number(row.total) };
+      cards.set(row.trackerId, card);
+    }
+    if (card.changes.length < RECENT_CHANGES_PER_TRACKER) {
+      card.changes.push({
+        id: row.id,
+        capturedAt: new Date(row.capturedAt),
+        delta: row.delta,
+        decisions: row.decisions,
+        materiality: row.materiality,
+      });
+    }
+  }
+  return cards;
+}
+
+/**
+ * One card per decision with material or notable changes in the last 30 days, failing trackers as one line
+ * each, and an invitation when there is no tracker yet. Bounded whatever the history: one query reads at most
+ * MAX_TRACKER_CARDS trackers (by their newest change) with at most RECENT_CHANGES_PER_TRACKER changes each, by
+ * lateral joins on the (trackerId, capturedAt, id) index, plus a capped count for "n earlier".
+ */
+export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}): TFeedSource {
   return {
     id: "trackers",
     async fetchItems({ userId, now }) {
       const since = new Date(now.getTime() - LOOKBACK_DAYS * 86_400_000);
-      const [changes, failing] = await Promise.all([
-        db.entityChange.findMany({
-          where: { tracker: { userId }, materiality: { in: ["material", "notable"] }, capturedAt: { gte: since } },
-          orderBy: [{ capturedAt: "desc" }, { id: "desc" }],
-          take: MAX_CHANGES,
-          include: { tracker: { select: { id: true, decision: true } }, entity: { select: { entityKey: true } } },
-        }),
+      const [rows, failing] = await Promise.all([
+        db.$queryRaw<TCardRow[]>`
+          SELECT t.id AS "trackerId", t.decision, t."lockedVersion", c.id, c."capturedAt", c.delta, c.decisions,
+                 c.materiality::text AS materiality, n.total
+          FROM (
+            SELECT t.id, t.decision, t."lockedVersion", l.at
+            FROM "Tracker" t
+            CROSS JOIN LATERAL (
+              SELECT e."capturedAt" AS at FROM "EntityChange" e
+              WHERE e."trackerId" = t.id AND e.materiality IN ('material', 'notable') AND e."capturedAt" >= ${since}
+              ORDER BY e."capturedAt" DESC, e.id DESC
+              LIMIT 1
+            ) l
+            WHERE t."userId" = ${userId} AND t.status <> 'archived'
+            ORDER BY l.at DESC, t.id DESC
+            LIMIT ${MAX_TRACKER_CARDS}
+          ) t
+          CROSS JOIN LATERAL (
+            SELECT e.id, e."capturedAt", e.delta, e.decisions, e.materiality FROM "EntityChange" e
+            WHERE e."trackerId" = t.id AND e.materiality IN ('material', 'notable') AND e."capturedAt" >= ${since}
+            ORDER BY e."capturedAt" DESC, e.id DESC
+            LIMIT ${RECENT_CHANGES_PER_TRACKER}
+          ) c
+          CROSS JOIN LATERAL (
+            SELECT count(*)::int AS total FROM (
+              SELECT 1 FROM "EntityChange" e
+              WHERE e."trackerId" = t.id AND e.materiality IN ('material', 'notable') AND e."capturedAt" >= ${since}
+              LIMIT ${COUNT_CAP}
+            ) capped
+          ) n
+          ORDER BY t.at DESC, t.id DESC, c."capturedAt" DESC, c.id DESC`,
         db.tracker.findMany({
           where: { userId, ...FAILING_WHERE },
           select: { id: true, decision: true, lastError: true, consecutiveFailures: true, updatedAt: true },
         }),
       ]);
-      const items = changes.map(changeItem);
+      const cards = groupCardRows(rows);
+      const formats = await definitionFormats(db, rows);
+      const items: TFeedItem[] = [];
+      for (const card of cards.values()) {
+        const item = trackerCardItem(
+          { ...card, formats: formats.get(card.tracker.id) ?? new Map() },
+          opts.seenSince ?? null,
+        );
+        if (item) items.push(item);
+      }
       for (const t of failing) items.push(failingItem(t));
+      if (items.length === 0) {
+        // A draft nobody locked is not a tracker yet (the trackers list keeps them apart too).
+        const any = await db.tracker.findFirst({
+          where: { userId, NOT: { status: "draft", lockedVersion: null } },
+          select: { id: true },
+        });
+        items.push(any ? quietItem(now) : startItem(now));
+      }
       return items;
     },
   };
+}
+
+/** Each card's field formats from the definition in force, in definition order (one query for all cards). */
+async function definitionFormats(db: TDb, rows: readonly TCardRow[]): Promise<Map<string, Map<string, TValueFormat>>> {
+  const locked = new Map<string, number>();
+  for (const row of rows) if (row.lockedVersion !== null) locked.set(row.trackerId, row.lockedVersion);
+  const formats = new Map<string, Map<string, TValueFormat>>();
+  if (locked.size === 0) return formats;
+  const definitions = await db.trackerDefinition.findMany({
+    where: { OR: [...locked].map(([trackerId, version]) => ({ trackerId, version })) },
+    select: { trackerId: true, definition: true },
+  });
+  for (const row of definitions) {
+    const parsed = parseDefinition(row.definition);
+    if (parsed.ok) formats.set(row.trackerId, new Map(parsed.definition.fields.map((f) => [f.name, f])));
+  }
+  return formats;
 }

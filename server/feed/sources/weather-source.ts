@@ -3,6 +3,7 @@ import { buildSpec } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 import type { TFeedSource } from "../feed-engine";
 import type { TLocationContext } from "./location-source";
+import { weatherSetupItem } from "./setup-items";
 
 const ZOpenMeteoSchema = z.object({
   current: z.object({ time: z.string(), temperature_2m: z.number(), weather_code: z.number() }),
@@ -37,7 +38,7 @@ export function weatherSource(opts: { baseUrl: string; timeoutMs: number }): TFe
     dependencies: ["location"],
     async fetchItems({ contexts, now }) {
       const place = contexts.location as TLocationContext;
-      if (!place) return [];
+      if (!place) return [weatherSetupItem(now)];
       const url = new URL("/v1/forecast", opts.baseUrl);
       url.searchParams.set("latitude", String(place.latitude));
       url.searchParams.set("longitude", String(place.longitude));

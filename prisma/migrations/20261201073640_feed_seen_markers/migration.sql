@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "UserSettings" ADD COLUMN     "feedSeenAt" TIMESTAMP(3),
+ADD COLUMN     "feedSeenBefore" TIMESTAMP(3);
