@@ -10,7 +10,6 @@ import {
   mainHeading,
   seriousAxeViolations,
   type TAuditTarget,
-  type TKnownFailures,
   watchLayoutShift,
 } from "./a11y";
 import { site } from "./fixtures";
@@ -24,17 +23,6 @@ import { E2E_PORTS, E2E_URLS } from "./ports";
  * arrives. The first-run page (no owner yet) is audited in a11y.accounts.spec.ts.
  */
 
-/**
- * TODO(feed rewrite): the feed's own files (components/feed/*, app/(feed)/*, server/feed/sources/trackers-source.ts)
- * are being rewritten on another branch, so two checks that main's feed fails are reported as annotations instead
- * of asserted until that lands. Flip each to `false` (or drop the `known` on the feed below) after merging:
- * - headings: card titles are h3 directly under the page's h1 "Feed" (components/feed/feed-card.tsx PlainCard and
- *   the registry's Heading in components/feed/feed-registry.tsx) — an h2 per card, or an h2 above the cards.
- * - links: every tracker card links "Open tracker" (server/feed/sources/trackers-source.ts), so N cards give N
- *   identical names for N places — name the link by its decision (text or aria-label, e.g. "Open “<decision>”").
- */
-const FEED_KNOWN_FAILURES: TKnownFailures = { headings: true, links: true };
-
 type TSeed = { trackerId: string; failingId: string; draftSession: string; inviteToken: string };
 type TAuditedPage = Omit<TAuditTarget, "path"> & { path: (seed: TSeed) => string };
 
@@ -46,7 +34,6 @@ const SIGNED_IN_PAGES: TAuditedPage[] = [
       await mainHeading(page);
       await expect(page.getByText("Loading…", { exact: true })).toHaveCount(0);
     },
-    known: FEED_KNOWN_FAILURES,
   },
   {
     name: "trackers list",

@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 
 /**
  * Page audits for issue #14 part 8 ("Accessible and calm"), shared by the a11y specs: axe-core's WCAG 2.x A/AA
@@ -142,8 +142,6 @@ export const AUDIT_VIEWPORTS = [
 ] as const;
 
 export type TAuditCheck = "axe" | "headings" | "links" | "layoutShift";
-/** Checks a page is known to fail (reported as annotations, not asserted) until the fix named beside it lands. */
-export type TKnownFailures = Partial<Record<TAuditCheck, boolean>>;
 export type TAuditTarget = {
   name: string;
   path: string;
@@ -151,7 +149,6 @@ export type TAuditTarget = {
   ready: (page: Page) => Promise<void>;
   /** The HTTP status the page answers with (200 unless said). */
   status?: number;
-  known?: TKnownFailures;
 };
 
 export const mainHeading = async (page: Page) => {
@@ -179,10 +176,6 @@ export async function auditPage(page: Page, target: TAuditTarget): Promise<void>
   await cdp.detach();
 
   const report = (check: TAuditCheck, ok: boolean, detail: string, label: string = check) => {
-    if (target.known?.[check]) {
-      if (!ok) test.info().annotations.push({ type: `known ${label} failure`, description: detail });
-      return;
-    }
     expect.soft(ok, `${target.name}: ${label}\n${detail}`).toBe(true);
   };
   const shift = await layoutShift(page);
