@@ -133,6 +133,34 @@ describe.skipIf(!browser)("web.scrape render (system Chromium)", () => {
     expect(out.results?.document.title).toBe("Acme Pro");
   });
 
+  it("a name that rebinds to loopback between the check and the connection is refused at connect time", async () => {
+    // The first lookup (the route's check) answers a public address, every later one loopback: only a check on the
+    // address the socket really uses catches it (the fetch's own connection path, not the browser's or Playwright's).
+    const port = new URL(forbidden.url).port;
+    const lookups: string[] = [];
+    const cfg = config();
+    cfg.fetch.resolve = async (hostname) => {
+      lookups.push(hostname);
+      if (hostname !== "rebind.test") throw new Error(`unexpected lookup of ${hostname}`);
+      return lookups.length === 1 ? [{ address: "8.8.8.8", family: 4 }] : [{ address: "127.0.0.1", family: 4 }];
+    };
+    site.setPage(
+      "/app",
+      jsPricePage({
+        price: "$49.00",
+        extraScript: `fetch("http://rebind.test:${port}/secret").then(function (r) { return r.text(); })
+          .then(function (t) { document.title = "leaked " + t; }, function () { document.body.setAttribute("data-refused", "1"); });`,
+      }),
+    );
+    const out = await scrape({ url: site.urlFor("/app"), render: "always" }, cfg);
+    expect(out.error).toBeUndefined();
+    expect(lookups).toEqual(["rebind.test", "rebind.test"]);
+    expect(forbidden.requests).toHaveLength(0);
+    expect(out.results?.html).toContain('data-refused="1"');
+    expect(out.results?.render?.blockedRequests).toBe(1);
+    expect(priceOf(out.results)).toBe("$49.00");
+  });
+
   it("the page itself on a forbidden address fails with BLOCKED_ADDRESS before the browser reaches it", async () => {
     const out = await scrape({ url: forbidden.urlFor("/secret"), render: "always" });
     expect(out.status).toBe("failed");

@@ -3,7 +3,7 @@ import type { TBrowserConfig, TFetchConfig } from "../config";
 import { CapabilityFailure } from "../envelope";
 import { checkBrowserRequest } from "./browser-request-guard";
 import { httpError, tooLarge } from "./fetch-errors";
-import type { TFetchStats } from "./safe-fetch";
+import { guardedExchange, type TFetchStats } from "./safe-fetch";
 
 /**
  * Renders a page in a real browser for web.scrape `render` (issue #17), under the fetch's guards:
@@ -18,8 +18,8 @@ import type { TFetchStats } from "./safe-fetch";
  * `restartAfterPages` pages and whenever it crashes or disconnects (the page being rendered then fails with
  * RENDER_FAILED and the next render starts a fresh browser).
  *
- * Known gap: a hostname is resolved for the check and again by Playwright's fetch, so a DNS answer that
- * changes between the two (rebinding) is not caught here as it is by safe-fetch's connect-time lookup.
+ * The browser never touches the network itself: each request it makes is sent by safe-fetch's connection path
+ * (`guardedExchange`), so the address check also runs at connect time and DNS rebinding after the check is refused.
  */
 
 export type TRenderResult = {
@@ -223,17 +223,27 @@ async function renderIn(
         return;
       }
       try {
-        const response = await route.fetch({ maxRedirects: 0, timeout: remaining() });
-        const body = await response.body();
-        options.stats.requests++;
-        options.stats.bytes += body.length;
+        // Sent by the fetch's own connection path, not the browser's or Playwright's: the address checks above run
+        // again at connect time on the addresses actually used (DNS rebinding between check and connect is refused).
+        const body = request.postDataBuffer();
+        const exchange = await guardedExchange(request.url(), fetch, {
+          method: request.method(),
+          headers: await request.allHeaders(),
+          ...(body ? { body } : {}),
+          signal: AbortSignal.timeout(Math.max(1, remaining())),
+          stats: options.stats,
+        });
         if (options.stats.bytes > fetch.maxBytes) {
           stopWith(tooLarge(url, fetch.maxBytes));
           await route.abort("failed").catch(() => {});
           return;
         }
-        await route.fulfill({ response, body });
-      } catch {
+        await route.fulfill({ status: exchange.status, headers: exchange.headers, body: exchange.body });
+      } catch (error) {
+        if (error instanceof CapabilityFailure && error.code === "BLOCKED_ADDRESS") {
+          blocked.push({ url: request.url().slice(0, 300), kind: "address" });
+          if (isMain) mainBlocked ??= error;
+        }
         await route.abort("failed").catch(() => {});
       }
     });

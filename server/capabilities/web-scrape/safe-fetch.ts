@@ -247,7 +247,7 @@ export async function safeFetch(
         signal: controller.signal,
         accept: options.accept,
         conditional: conditionalHeaders(options),
-        post: options.post,
+        request: options.post ? { method: "POST", body: options.post.body, headers: options.post.headers } : undefined,
         onSent: () => {
           stats.requests++;
         },
@@ -392,19 +392,22 @@ type TSendOptions = {
   signal: AbortSignal;
   accept: string | undefined;
   conditional: Record<string, string>;
-  post: TSafeFetchOptions["post"];
+  /** Another method, body and headers than a GET's (a webhook's POST, a rendering browser's request). */
+  request: TRawRequest | undefined;
   onSent: () => void;
   abortFailure: () => CapabilityFailure;
   isAborted: () => boolean;
 };
 
-/** Sends one GET (or the POST of `o.post`) and resolves with the response head (headers timeout applies until then). */
+type TRawRequest = { method: string; body?: string | Buffer; headers: Record<string, string> };
+
+/** Sends one GET (or `o.request`) and resolves with the response head (headers timeout applies until then). */
 function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const mod = url.protocol === "https:" ? https : http;
     let headersTimedOut = false;
     const req = mod.request(url, {
-      method: o.post ? "POST" : "GET",
+      method: o.request?.method ?? "GET",
       agent: o.agent,
       signal: o.signal,
       lookup: o.allowed ? undefined : guardedLookup(o.config.resolve ?? defaultResolve, url.href, o.via),
@@ -414,7 +417,8 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
         "accept-encoding": "gzip, deflate, br",
         "accept-language": "en-US,en;q=0.8",
         ...o.conditional,
-        ...(o.post ? { ...o.post.headers, "content-length": String(Buffer.byteLength(o.post.body)) } : {}),
+        ...o.request?.headers,
+        ...(o.request?.body !== undefined ? { "content-length": String(Buffer.byteLength(o.request.body)) } : {}),
       },
     });
     const headersTimer = setTimeout(() => {
@@ -444,7 +448,7 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
       } else if (o.isAborted()) reject(o.abortFailure());
       else reject(describeNetworkError(err, url));
     });
-    req.end(o.post?.body);
+    req.end(o.request?.body);
   });
 }
 
@@ -488,4 +492,48 @@ async function readCapped(
     stats.bytes += total;
   }
   return Buffer.concat(chunks, total);
+}
+
+export type TGuardedExchange = { status: number; headers: Record<string, string>; body: Buffer };
+
+/**
+ * One request as a browser made it (issue #17), sent through the fetch's own connection path: the address checks
+ * run at connect time on the addresses the socket really uses (so a name that resolves to a public address when
+ * checked and to a private one a moment later is still refused), no redirect is followed (the browser asks for the
+ * next hop, which comes back through here), the body is decompressed and capped like a page's.
+ */
+export async function guardedExchange(
+  rawUrl: string,
+  config: TFetchConfig,
+  request: TRawRequest & { signal: AbortSignal; stats: TFetchStats },
+): Promise<TGuardedExchange> {
+  const url = new URL(rawUrl);
+  const allowed = isAllowedHost(url, config.allowHosts);
+  precheck(url, allowed);
+  const pool = agentsFor(config);
+  const aborted = () => new CapabilityFailure("TIMEOUT", `Timed out loading ${url.href} in the browser.`, true);
+  const { signal, stats, ...raw } = request;
+  const res = await send(url, {
+    allowed,
+    via: undefined,
+    config,
+    agent: url.protocol === "https:" ? pool.https : pool.http,
+    signal,
+    accept: raw.headers.accept,
+    conditional: {},
+    request: raw,
+    onSent: () => {
+      stats.requests++;
+    },
+    abortFailure: aborted,
+    isAborted: () => signal.aborted,
+  });
+  const body = await readCapped(res, config.maxBytes, url.href, stats, aborted, () => signal.aborted);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    // The body is handed over decompressed and whole, so its encoding and length headers no longer apply.
+    if (value === undefined || name === "content-encoding" || name === "content-length") continue;
+    headers[name] = Array.isArray(value) ? value.join(name === "set-cookie" ? "\n" : ", ") : value;
+  }
+  return { status: res.statusCode ?? 0, headers, body };
 }
