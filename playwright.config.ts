@@ -44,6 +44,16 @@ const tsx = "node --import tsx";
 const startApp = (port: number, name: string) =>
   `rm -rf ${dataDir(port)} && mkdir -p ${E2E_LOG_DIR} && npm start 2>&1 | tee ${E2E_LOG_DIR}/${name}.log`;
 
+const rulesAppUse = {
+  ...devices["Desktop Chrome"],
+  baseURL: E2E_URLS.rulesApp,
+  storageState: OWNER_STATE.rulesApp,
+  // API calls made with page.request are not page requests and carry no Origin; the app refuses
+  // cookie-bearing POSTs without one (CSRF), as a browser page always sends it.
+  extraHTTPHeaders: { origin: E2E_URLS.rulesApp },
+  launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
+};
+
 export default defineConfig({
   testDir: "./tests/e2e",
   fullyParallel: false,
@@ -57,19 +67,14 @@ export default defineConfig({
   globalTeardown: "./tests/e2e/log-scan.teardown.ts",
   projects: [
     { name: "owner", testMatch: /owner\.setup\.ts$/ },
+    // Specs that begin from the owner's empty account ("No trackers yet", "Create your first tracker") run before the
+    // rest of the rules specs, which fill it (the audits seed several trackers).
+    { name: "newcomer", testMatch: /(^|\/)app-shell\.spec\.ts$/, dependencies: ["owner"], use: rulesAppUse },
     {
       name: "rules",
-      testIgnore: /\.(ai|accounts)\.spec\.ts$/,
-      dependencies: ["owner"],
-      use: {
-        ...devices["Desktop Chrome"],
-        baseURL: E2E_URLS.rulesApp,
-        storageState: OWNER_STATE.rulesApp,
-        // API calls made with page.request are not page requests and carry no Origin; the app refuses
-        // cookie-bearing POSTs without one (CSRF), as a browser page always sends it.
-        extraHTTPHeaders: { origin: E2E_URLS.rulesApp },
-        launchOptions: { executablePath: findChromium(), args: CHROMIUM_ARGS },
-      },
+      testIgnore: [/\.(ai|accounts)\.spec\.ts$/, /(^|\/)app-shell\.spec\.ts$/],
+      dependencies: ["owner", "newcomer"],
+      use: rulesAppUse,
     },
     {
       name: "ai",

@@ -54,6 +54,8 @@ export const feedCatalog = defineCatalog(schema, {
       props: z.object({
         total: z.number(),
         href: z.string().max(2000),
+        /** Names the timeline link by its decision for screen readers (links are named by where they lead). */
+        decision: z.string().max(300).nullish(),
         entries: z
           .array(z.object({ at: z.string().max(40), text: z.string().max(500), isNew: z.boolean().nullish() }))
           .max(10),

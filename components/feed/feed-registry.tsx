@@ -112,7 +112,7 @@ function FeedLink({ href: raw, label, className }: { href: string; label: ReactN
 }
 
 /** Earlier changes, folded: a native <details>, so it opens with the keyboard and without JavaScript. */
-function Earlier({ total, href, entries }: TPropsOf<"Earlier">) {
+function Earlier({ total, href, decision, entries }: TPropsOf<"Earlier">) {
   const rest = total - entries.length;
   return (
     <details className="group text-sm" data-testid="earlier-changes">
@@ -131,7 +131,12 @@ function Earlier({ total, href, entries }: TPropsOf<"Earlier">) {
       <p className="mt-2">
         <FeedLink
           href={href}
-          label={rest > 0 ? `${rest} more on the timeline` : "See them on the timeline"}
+          label={
+            <>
+              {rest > 0 ? `${rest} more on the timeline` : "See them on the timeline"}
+              {decision ? <span className="sr-only"> of “{decision}”</span> : null}
+            </>
+          }
           className="text-sm underline underline-offset-2"
         />
       </p>

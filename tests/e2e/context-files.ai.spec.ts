@@ -25,6 +25,13 @@ test("attach a price list on the tracker page; the judge cites it on the timelin
       match: { schemaName: "change_verdicts", prompt: OUR_PRICE },
       response: { json: undercutVerdict },
     },
+    // The recorded change enhances the owner's feed in the background (DESIGN §6); answered with nothing to add, so
+    // the call succeeds and no failure backoff carries over to the feed specs that run after this one.
+    {
+      name: "feed enhancement: nothing to add",
+      match: { schemaName: "feed_enhancement" },
+      response: { json: { slotFills: [], syntheticItems: [], suppress: [], rankingHints: [] } },
+    },
   ]);
   const headers = await apiHeaders(page.request);
   const created = await page.request.post("/api/v1/trackers", {

@@ -159,7 +159,7 @@ for (const vp of VIEWPORTS) {
     }) => {
       await openSettings(page);
       const main = page.locator("main");
-      await expect(main.getByRole("heading", { name: "Feed" })).toBeVisible();
+      await expect(main.getByRole("heading", { name: "Feed", exact: true })).toBeVisible();
       for (const name of ["AI model", "Database", "About"]) {
         await expect(main.getByRole("heading", { name, exact: true })).toHaveCount(0);
       }

@@ -172,6 +172,7 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
       props: {
         total: input.total >= COUNT_CAP ? COUNT_CAP - 1 : earlierCount,
         href,
+        decision: input.tracker.decision,
         entries: shown.map((c) => ({
           at: c.capturedAt.toISOString(),
           text: summarise(describeChange(c, formats)),
