@@ -4,7 +4,7 @@ import { detachedDefer, type TDefer } from "@/server/defer";
 import { requestEnhancement, type TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
 import { getEnv } from "@/server/env";
 import { readFeedSeen, recordFeedView } from "@/server/settings/feed-seen";
-import { getUserSettings, touchLastActive } from "@/server/settings/user-settings";
+import { getUserSettings } from "@/server/settings/user-settings";
 import { buildFeed } from "./build-feed";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 
@@ -36,8 +36,7 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const now = opts.now ?? new Date();
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
-  if (opts.touch) await touchLastActive(db, userId, now);
-  // A view records itself; a load that is not a view marks what the page would show.
+  // A view records itself (and the activity it is); a load that is not a view marks what the page would show.
   const seen = opts.touch
     ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS })
     : await readFeedSeen(db, userId);

@@ -12,8 +12,8 @@ import type { TDb, TTx } from "@/server/db";
 export type TFeedSeen = { since: Date | null };
 
 /**
- * Records a view of the feed at `now` and answers the threshold for this visit, in one statement (two tabs
- * loading at once agree): a view more than `visitGapMs` after the last one starts a new visit,
+ * Records a view of the feed at `now` — which is also activity (`lastActiveAt`, the enhancement's 2-hour rule) —
+ * and answers the threshold for this visit, in one statement (two tabs loading at once agree): a view more than `visitGapMs` after the last one starts a new visit,
  * whose threshold is that last view; a view within the gap keeps the visit's threshold. A view older than the
  * last recorded one (a slow request) never moves anything back.
  */
@@ -25,9 +25,10 @@ export async function recordFeedView(
   const { now } = input;
   const gapStart = new Date(now.getTime() - input.visitGapMs);
   const rows = await db.$queryRaw<{ feedSeenBefore: Date | null }[]>`
-    INSERT INTO "UserSettings" ("userId", "feedSeenAt", "updatedAt")
-    VALUES (${userId}, ${now}, ${now})
+    INSERT INTO "UserSettings" ("userId", "feedSeenAt", "lastActiveAt", "updatedAt")
+    VALUES (${userId}, ${now}, ${now}, ${now})
     ON CONFLICT ("userId") DO UPDATE SET
+      "lastActiveAt" = GREATEST(COALESCE("UserSettings"."lastActiveAt", ${now}), ${now}),
       "feedSeenBefore" = CASE
         WHEN "UserSettings"."feedSeenAt" IS NOT NULL AND "UserSettings"."feedSeenAt" < ${gapStart}
           THEN "UserSettings"."feedSeenAt"

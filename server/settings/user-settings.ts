@@ -51,7 +51,10 @@ export async function updateUserSettings(
   return getUserSettings(db, userId);
 }
 
-/** The feed page was opened; enhancement runs only for users active in the last 2 hours. */
+/**
+ * Sets when the person was last active to exactly `now` (enhancement runs only for users active in the last 2
+ * hours). A feed view records it together with its seen marker (feed-seen.ts); tests use this to backdate it.
+ */
 export async function touchLastActive(db: TDb | TTx, userId: string, now: Date): Promise<void> {
   await db.userSettings.upsert({
     where: { userId },

@@ -93,4 +93,20 @@ describe("a feed load's SQL does not grow with the feed", () => {
     expect(small.statements).toBeGreaterThan(0);
     expect(big.statements).toBe(small.statements);
   });
+
+  it("a view records itself and the person's activity in one write", async () => {
+    const later = new Date(NOW.getTime() + 60_000);
+    const statements: string[] = [];
+    const sql = countSql(t.pglite, { onStatement: (text) => statements.push(text) });
+    try {
+      await getFeed(t.db, userId, { now: later, touch: true, enhance: false });
+    } finally {
+      sql.restore();
+    }
+    const row = await t.db.userSettings.findUniqueOrThrow({ where: { userId } });
+    expect(row.feedSeenAt).toEqual(later);
+    expect(row.lastActiveAt).toEqual(later); // the enhancement's 2-hour rule sees the view
+    const writes = statements.filter((q) => /^\s*(INSERT|UPDATE)/i.test(q) && q.includes("UserSettings"));
+    expect(writes).toHaveLength(1);
+  });
 });
