@@ -5,6 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
@@ -64,21 +65,6 @@ const PORT: TBenchFlag = {
 
 const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), "app-preload.mjs");
 const PASS_MINUTES = 20;
-
-const DEFINITION = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Pro plan monthly price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-    { name: "rating", type: "number", description: "Average rating", extractor: { kind: "css", selector: "#rating" } },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
-};
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -303,7 +289,7 @@ async function createTrackers(url: string, cookie: string, targets: string[]): P
         capability: "web.scrape",
         capabilityInput: { url: target },
         scheduleMinutes: 15,
-        definition: DEFINITION,
+        definition: ACME_PRICING_DEFINITION,
       }),
     });
     if (!res.ok) throw new Error(`creating a tracker for ${target}: HTTP ${res.status} ${await res.text()}`);
