@@ -10,8 +10,8 @@ export function demoTrackers(siteUrl: string) {
         fields: [
           {
             name: "price",
-            type: "number",
-            unit: "USD",
+            type: "money",
+            currency: "USD",
             description: "Pro plan price per seat and month",
             extractor: { kind: "css", selector: "#price" },
           },

@@ -54,5 +54,8 @@ describe("demo", () => {
       expect(items.at(-1)?.materiality).toBe("baseline");
       expect(items.filter((e) => e.materiality !== "baseline").length, id).toBeGreaterThan(0);
     }
+    // The Acme price is money, so the feed, inbox and messages show "$39.00", not "39.0 USD".
+    const acme = (await queryTimeline(db.db, { trackerId: ids[0] as string })).items.find((e) => "price" in e.delta);
+    expect(acme?.delta.price?.to).toMatchObject({ currency: "USD", amount: expect.any(Number) });
   });
 });
