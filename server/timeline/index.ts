@@ -1,5 +1,6 @@
 export * from "@/contracts/timeline";
 export * from "./append-change";
+export * from "./captures";
 export * from "./change-outbox";
 export * from "./decode-timeline-cursor";
 export * from "./encode-timeline-cursor";

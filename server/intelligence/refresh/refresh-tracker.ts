@@ -10,35 +10,30 @@ import {
   type TCapabilityConfig,
   type TUsageInfo,
 } from "../../capabilities";
-import { resolveContextValues, retrieveContextChunks } from "../../context";
+import { retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { prepareEvent, publish, type TCheckOutcome, type TPreparedEvent } from "../../events";
 import type { Prisma } from "../../generated/prisma/client";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
-import type { TChangeCitation } from "../../timeline";
 import {
   appendChange,
+  encodeCapture,
   ensureEntity,
   findOrCarryEntity,
   getCurrentState,
   stampCheckedSql,
+  storeCaptureSql,
+  type TEncodedCapture,
   writeCurrentState,
 } from "../../timeline";
 import { assertModelBudget } from "../../usage";
-import { effectiveFields, NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
-import { diffRecords, type TDeltas } from "../diff";
+import { NOTABLE_SIGNALS, type TRecord } from "../definition";
+import { diffRecords } from "../diff";
 import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
-import {
-  buildCitations,
-  contextQueryFor,
-  describeFieldsForJudge,
-  judgeDeltas,
-  type TContextRetriever,
-  type TJudgeVerdict,
-} from "../judge";
-import { evaluateContextRules, evaluateDeltas, pickUndecided, summariseVerdicts } from "../materiality";
+import type { TContextRetriever } from "../judge";
+import { replayBasisOf, type TCapturePayload, type TReplayBasis } from "../replay/replay-basis";
 import {
   leaseAndLoad,
   parseLockedDefinition,
@@ -49,7 +44,7 @@ import {
   type TExistingRun,
   type TLoadedTracker,
 } from "../tracker-store";
-import { describeDeltas } from "./describe-outcome";
+import { acceptFields, judgeAll, outcomeOf, type TDecision } from "./decide-change";
 import { describeRender, renderInfoOf } from "./describe-render";
 import { readCapture } from "./read-capture";
 import {
@@ -107,14 +102,6 @@ export type TRefreshOptions = {
  * died (kill -9, lost machine) is free again within this time instead of minutes (DESIGN §7).
  */
 export const DEFAULT_LEASE_MS = 8_000;
-
-/** Per field, how it was decided (stored on the change row and shown in the timeline). */
-type TDecision = {
-  verdict: "material" | "notable" | "noise";
-  decidedBy: "code" | "agent";
-  reason: string;
-  rule?: string;
-};
 
 class RefreshFailure extends Error {
   constructor(
@@ -209,7 +196,10 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
   const checked = (outcome: TCheckOutcome) =>
     prepareEvent("tracker.checked", { userId: tracker.userId, trackerId: tracker.id, outcome });
   // Everything a successful ending shares; each ending adds its outcome, summary and writes.
-  const finish = (ending: Pick<TFinishInput, "outcome" | "summary" | "stamp" | "write">) =>
+  const finish = ({
+    keep,
+    ...ending
+  }: Pick<TFinishInput, "outcome" | "summary" | "stamp" | "write"> & { keep?: TKeptCapture }) =>
     finishRun(db, {
       ...ending,
       checked: checked(ending.outcome),
@@ -217,7 +207,11 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       scheduleMinutes: tracker.scheduleMinutes,
       steps,
       ledger: ledger.entries,
-      record: (outcome, summary) => record({ status: "completed", outcome, summary }),
+      extra: keep ? [storeCaptureSql(keep.capture, "fence")] : [],
+      record: (outcome, summary) => ({
+        ...record({ status: "completed", outcome, summary }),
+        ...(keep ? { captureId: keep.capture.id, replayBasis: keep.basis } : {}),
+      }),
     });
   try {
     if (tracker.definition === null)
@@ -332,6 +326,17 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       (d) => `${Object.keys(d).length} delta(s)`,
     );
 
+    // New content: the run stores what it saw and what it decided (issue 18), in its own final statement, so a
+    // replay can run any definition over it later. Unchanged pages never get here, so they store nothing.
+    const keepCapture = async (byField: Record<string, TDecision>): Promise<TKeptCapture> => ({
+      capture: await encodeCapture({
+        trackerId,
+        entityId: entity.id,
+        payload: { raw: capture.raw, entityKey: capture.entityKey, source: capture.source } satisfies TCapturePayload,
+      }),
+      basis: replayBasisOf({ def, decision: tracker.decision, observed: filled.record, deltas, decisions: byField }),
+    });
+
     // One-time re-hash under a new document format (DESIGN §3 step 2): baseline-preserving. No tracked
     // field moved → store the new hash like an unchanged page (no change row, no judge call; the fill
     // needed no model call when extractors cover every field). Wording-only notable_signals are ignored.
@@ -340,6 +345,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         outcome: "unchanged",
         summary: "no change (re-hashed under a new page format)",
         stamp: { entityId: entity.id, contentHash, checkedAt: now() },
+        keep: await keepCapture({}),
       });
     }
 
@@ -348,6 +354,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       return await finish({
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
+        keep: await keepCapture({}),
         write: async (tx) => {
           const capturedAt = now();
           await appendChange(tx, {
@@ -381,37 +388,31 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             owner: { userId: tracker.userId, trackerId },
             model: models.judge,
             retrieve: options.retrieveContext ?? ((q) => retrieveContextChunks(db, q)),
-            options,
             beforeModelCall: checkBudget,
+            ...(options.maxModelRetries !== undefined ? { maxRetries: options.maxModelRetries } : {}),
           }),
         (j) => `${j.modelCalls} model call(s)`,
       ),
     );
-    const overall = summariseVerdicts(decisions.byField);
 
     // 7. Append.
-    const kept = pickDeltas(deltas, decisions.byField, (v) => v !== "noise");
+    const { outcome, kept, summary } = outcomeOf(deltas, decisions.byField);
     const nextFields = acceptFields(def, previous, filled.record, deltas, decisions.byField);
-    const outcome = overall === "none" ? ("noise" as const) : overall;
-    const summary =
-      overall === "material" || overall === "notable"
-        ? `${overall}: ${describeDeltas(kept)}`
-        : Object.keys(deltas).length
-          ? `noise: ${describeDeltas(deltas)}`
-          : "no tracked field changed";
+    const recorded = outcome === "material" || outcome === "notable" ? outcome : null;
     const finished = await finish({
       outcome,
       summary,
+      keep: await keepCapture(decisions.byField),
       write: async (tx) => {
         const capturedAt = now();
-        if (overall === "material" || overall === "notable") {
+        if (recorded) {
           await appendChange(tx, {
             entityId: entity.id,
             trackerId,
             runId: run.id,
             capturedAt,
             delta: kept,
-            materiality: overall,
+            materiality: recorded,
             decisions: decisions.byField,
             citations: decisions.citations,
             definitionVersion: version,
@@ -428,9 +429,9 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       },
     });
     // After the commit: open feed pages reload. Failure-tolerant — the change is recorded either way.
-    if (overall === "material" || overall === "notable") {
+    if (recorded) {
       // Whoever shows trackers (the feed, open tracker pages) listens; the hot loop does not know them (DESIGN §2).
-      await publish(db, "tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: overall });
+      await publish(db, "tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: recorded });
     }
     return finished;
   } catch (error) {
@@ -564,105 +565,6 @@ function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
   };
 }
 
-/**
- * Rules first (free, reproducible), then ONE model call for what they cannot decide, with the most relevant chunks
- * of this tracker's context files (issue 16); the excerpts it saw and the ones it cited go on the change row. Rules
- * mode still retrieves them, so the files are listed beside the changes it leaves to the person.
- */
-async function judgeAll(
-  db: TDb,
-  def: TTrackerDefinition,
-  deltas: TDeltas,
-  input: {
-    decision: string;
-    owner: { userId: string; trackerId: string };
-    model: LanguageModel | null;
-    retrieve: TContextRetriever;
-    options: TRefreshOptions;
-    beforeModelCall: () => Promise<void>;
-  },
-): Promise<{
-  byField: Record<string, TDecision>;
-  citations: TChangeCitation[];
-  modelCalls: number;
-  usage: TModelUsage;
-}> {
-  // Context rules first: values bound from the files, read now (only on this changed path), decided by code.
-  const bound = def.contextRules?.length
-    ? await resolveContextValues(db, { ...input.owner, values: def.contextValues ?? [] })
-    : {};
-  const byContext = evaluateContextRules(deltas, def, bound);
-  const byCode = { ...evaluateDeltas(deltas, def), ...byContext.verdicts };
-  const byField: Record<string, TDecision> = {};
-  for (const [field, v] of Object.entries(byCode)) {
-    if (v.verdict !== "undecided") {
-      byField[field] = { verdict: v.verdict, decidedBy: "code", reason: v.reason, rule: v.rule.kind };
-    }
-  }
-  const undecided = pickUndecided(deltas, byCode);
-  if (Object.keys(undecided).length === 0)
-    return { byField, citations: byContext.citations, modelCalls: 0, usage: ZERO_USAGE };
-  const query = contextQueryFor(input.decision, undecided);
-  const context = await input.retrieve({ ...input.owner, query, limit: 5 });
-  const judged = await judgeDeltas({
-    decision: input.decision,
-    deltas: undecided,
-    fieldDescriptions: describeFieldsForJudge(def, Object.keys(undecided)),
-    context,
-    model: input.model,
-    beforeModelCall: input.beforeModelCall,
-    ...(input.options.maxModelRetries !== undefined ? { maxRetries: input.options.maxModelRetries } : {}),
-  });
-  // Only the fields the judge was asked about take its verdict: a code verdict is never replaced,
-  // whatever the answer (or a page it read) says (DESIGN §3 step 5, §8).
-  for (const field of Object.keys(undecided)) {
-    if (!Object.hasOwn(judged.verdicts, field) || Object.hasOwn(byField, field)) continue;
-    const v = judged.verdicts[field] as TJudgeVerdict;
-    byField[field] = { verdict: v.verdict, decidedBy: v.decidedBy, reason: v.reason };
-  }
-  const citations = buildCitations({
-    chunks: context,
-    verdicts: judged.verdicts,
-    fields: Object.keys(undecided),
-    query,
-  });
-  return { byField, citations, modelCalls: judged.modelCalls, usage: judged.usage };
-}
-
-function pickDeltas(
-  deltas: TDeltas,
-  decisions: Record<string, TDecision>,
-  keep: (verdict: TDecision["verdict"]) => boolean,
-): TDeltas {
-  const out: TDeltas = {};
-  for (const [field, delta] of Object.entries(deltas)) {
-    const d = decisions[field];
-    if (!d || keep(d.verdict)) out[field] = delta;
-  }
-  return out;
-}
-
-/**
- * The record the next refresh diffs against. A value a numeric threshold called noise keeps its old
- * baseline, so slow drift still crosses the threshold; everything else takes the new value (a reword
- * the agent called noise is not re-judged on every later refresh).
- */
-function acceptFields(
-  def: TTrackerDefinition,
-  previous: TRecord | null,
-  next: TRecord,
-  deltas: TDeltas,
-  decisions: Record<string, TDecision>,
-): TRecord {
-  const out: TRecord = {};
-  for (const field of effectiveFields(def)) {
-    const d = decisions[field.name];
-    const keepBaseline = deltas[field.name] && d?.verdict === "noise" && d.decidedBy === "code" && d.rule === "numeric";
-    out[field.name] = keepBaseline && previous ? (previous[field.name] ?? null) : (next[field.name] ?? null);
-  }
-  return out;
-}
-
 type TFinishInput = {
   fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
@@ -677,7 +579,12 @@ type TFinishInput = {
   stamp?: { entityId: string; contentHash: string; checkedAt: Date };
   /** The changed path: the change row and the new state, in one transaction with the run. */
   write?: (tx: Prisma.TransactionClient) => Promise<void>;
+  /** More sub-statements of the final write, fenced on its lease (the capture of new content). */
+  extra: Prisma.Sql[];
 };
+
+/** New content's capture and what the run decided from it (issue 18). */
+type TKeptCapture = { capture: TEncodedCapture; basis: TReplayBasis };
 
 /**
  * The one write of a successful run: run record, usage ledger and tracker bookkeeping (fenced on the lease,
@@ -707,7 +614,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     run = input.record(input.outcome, input.summary);
     const { held } = await writeRunFinal(db, {
       ...final(run),
-      extra: [stampCheckedSql({ ...input.stamp, guard: "fence" })],
+      extra: [...input.extra, stampCheckedSql({ ...input.stamp, guard: "fence" })],
     });
     if (!held)
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
@@ -722,7 +629,7 @@ async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> 
     run = input.record(input.outcome, input.summary);
     // Fencing first: the bookkeeping only matches while we still hold the lease (and locks the tracker row
     // for the rest of the transaction). Lost it → roll back, nothing written.
-    const { held } = await writeRunFinal(tx, final(run));
+    const { held } = await writeRunFinal(tx, { ...final(run), extra: input.extra });
     if (!held)
       throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
     await write?.(tx);

@@ -47,6 +47,9 @@ export type TRunRecord = {
   error: { code: string; message: string; retryable: boolean } | null;
   startedAt: Date;
   finishedAt: Date;
+  /** The stored capture this run judged (a new content hash) and what it decided from it (issue 18). */
+  captureId?: string | null;
+  replayBasis?: unknown;
 };
 
 function runValuesSql(run: TRunRecord): Prisma.Sql {
@@ -54,12 +57,13 @@ function runValuesSql(run: TRunRecord): Prisma.Sql {
     ${run.status}::"RefreshRunStatus", ${run.outcome}::text, ${run.summary}, ${run.definitionVersion}::int,
     ${JSON.stringify(run.steps)}::jsonb, ${run.modelCalls}::int, ${run.usage.inputTokens}::int,
     ${run.usage.outputTokens}::int, ${run.error ? JSON.stringify(run.error) : null}::jsonb, 1,
-    ${run.startedAt}, ${run.startedAt}, ${run.finishedAt}`;
+    ${run.startedAt}, ${run.startedAt}, ${run.finishedAt}, ${run.captureId ?? null}::text,
+    ${run.replayBasis === undefined ? null : JSON.stringify(run.replayBasis)}::jsonb`;
 }
 
 const RUN_COLUMNS = Prisma.raw(`"id", "trackerId", "trigger", "idempotencyKey", "status", "outcome", "summary",
   "definitionVersion", "steps", "modelCalls", "inputTokens", "outputTokens", "error", "attempt", "createdAt",
-  "startedAt", "finishedAt"`);
+  "startedAt", "finishedAt", "captureId", "replayBasis"`);
 
 /**
  * The run's one final statement: `fence` (the tracker-store's fenced bookkeeping UPDATE … RETURNING "id"),

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
+import { canonicalJson } from "../../lib/canonical-json";
+import { effectiveFields, ruleForField, type TRecord, type TTrackerDefinition } from "../definition";
+import type { TDeltas } from "../diff";
+import type { TRawCapture } from "../fill";
+import type { TDecision } from "../refresh/decide-change";
+
+/**
+ * What a changed refresh stores beside its capture so that a replay can stand in for the model (issue 18): the
+ * record it filled, what it judged, and per field a key of everything that shaped each answer. Same key, same input
+ * → the stored answer still holds; anything else needs the model again.
+ */
+
+/** What the capture row holds (compressed): the raw data the fill step reads, the entity and where it came from. */
+export const ZCapturePayloadSchema = z.object({
+  raw: z.object({
+    json: z.unknown(),
+    html: z.string().optional(),
+    text: z.string().optional(),
+    css: z.record(z.string(), z.unknown()).optional(),
+  }),
+  entityKey: z.string(),
+  source: z.string(),
+});
+export type TCapturePayload = { raw: TRawCapture; entityKey: string; source: string };
+
+export const ZReplayBasisSchema = z.object({
+  observed: z.record(z.string(), z.unknown()),
+  /** field → key of what its fill depended on (field spec + the decision). */
+  fillKeys: z.record(z.string(), z.string()),
+  /** field → key of what its verdict depended on (field spec + its rule + the decision). */
+  judgeKeys: z.record(z.string(), z.string()),
+  deltas: ZChangeDeltaSchema,
+  decisions: ZChangeDecisionsSchema,
+});
+export type TReplayBasis = z.infer<typeof ZReplayBasisSchema>;
+
+function key(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex").slice(0, 16);
+}
+
+export function fillKeysOf(def: TTrackerDefinition, decision: string): Record<string, string> {
+  return Object.fromEntries(effectiveFields(def).map((f) => [f.name, key({ field: f, decision })]));
+}
+
+export function judgeKeysOf(def: TTrackerDefinition, decision: string): Record<string, string> {
+  return Object.fromEntries(
+    effectiveFields(def).map((f) => [f.name, key({ field: f, rule: ruleForField(def, f.name), decision })]),
+  );
+}
+
+export function replayBasisOf(input: {
+  def: TTrackerDefinition;
+  decision: string;
+  observed: TRecord;
+  deltas: TDeltas;
+  decisions: Record<string, TDecision>;
+}): TReplayBasis {
+  return {
+    observed: input.observed,
+    fillKeys: fillKeysOf(input.def, input.decision),
+    judgeKeys: judgeKeysOf(input.def, input.decision),
+    deltas: input.deltas,
+    decisions: input.decisions,
+  };
+}
+
+/** A stored basis, or null when the column is empty or from an unknown shape (then nothing is reused). */
+export function parseReplayBasis(value: unknown): TReplayBasis | null {
+  const parsed = ZReplayBasisSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}

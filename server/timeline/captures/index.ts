@@ -1,0 +1,3 @@
+export * from "./encode-capture";
+export * from "./list-run-captures";
+export * from "./store-capture-sql";

@@ -1,0 +1,15 @@
+import { Prisma } from "../../generated/prisma/client";
+import type { TEncodedCapture } from "./encode-capture";
+
+/**
+ * The capture's insert as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns the table,
+ * the refresh composes), so a new content hash costs no extra round trip. `guard` names the statement's fencing CTE:
+ * a run that lost its lease stores nothing. Content the entity had before is already there (same id): nothing new.
+ */
+export function storeCaptureSql(capture: TEncodedCapture, guard: string): Prisma.Sql {
+  return Prisma.sql`INSERT INTO "Capture" ("id", "trackerId", "entityId", "hash", "data", "rawBytes", "storedBytes")
+    SELECT ${capture.id}, ${capture.trackerId}, ${capture.entityId}, ${capture.hash}, ${capture.data},
+      ${capture.rawBytes}::int, ${capture.storedBytes}::int
+    WHERE EXISTS (SELECT 1 FROM ${Prisma.raw(`"${guard}"`)})
+    ON CONFLICT ("id") DO NOTHING`;
+}
