@@ -35,6 +35,7 @@ export {
 export * from "./commands/create-active-tracker";
 export * from "./commands/discard-draft";
 export * from "./commands/discard-stale-drafts";
+export * from "./commands/rejudge-history";
 export * from "./commands/replay-tracker";
 export * from "./commands/set-tracker-schedule";
 export * from "./commands/set-tracker-status";
