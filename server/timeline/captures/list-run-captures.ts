@@ -10,6 +10,8 @@ export type TRunCapture = {
   /** When the run ended (its change, if any, carries the same instant or one a moment earlier). */
   at: Date;
   definitionVersion: number | null;
+  /** The run's outcome: "unchanged" marks a one-time re-hash under a new page format (no tracked field moved). */
+  outcome: string | null;
   /** What the run decided, as stored (JSON; the replay parses it). */
   basis: unknown;
 };
@@ -28,6 +30,7 @@ export async function listRunCaptures(
     captureId: true,
     finishedAt: true,
     definitionVersion: true,
+    outcome: true,
     replayBasis: true,
     capture: { select: { entityId: true, entity: { select: { entityKey: true } } } },
   } as const;
@@ -36,6 +39,7 @@ export async function listRunCaptures(
     captureId: string | null;
     finishedAt: Date | null;
     definitionVersion: number | null;
+    outcome: string | null;
     replayBasis: unknown;
     capture: { entityId: string; entity: { entityKey: string } } | null;
   }): TRunCapture | null =>
@@ -47,6 +51,7 @@ export async function listRunCaptures(
           entityKey: r.capture.entity.entityKey,
           at: r.finishedAt,
           definitionVersion: r.definitionVersion,
+          outcome: r.outcome,
           basis: r.replayBasis,
         }
       : null;
