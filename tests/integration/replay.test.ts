@@ -242,7 +242,13 @@ describe("replay over stored captures", () => {
     const cancelled = await replayTracker(
       t.db,
       { userId, trackerId, definition: "draft", modelBudget: 0, planOnly: false },
-      { signal: abort.signal, onProgress: (done) => (progress.push(done), done === 10 && abort.abort()) },
+      {
+        signal: abort.signal,
+        onProgress: (done) => {
+          progress.push(done);
+          if (done === 10) abort.abort();
+        },
+      },
       { models: { filler: null, judge: null } },
     );
     expect(cancelled.cancelled).toBe(true);
