@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TReplayPlan } from "@/contracts/replay";
 import { refreshTracker } from "@/server/intelligence/refresh";
-import { replayTracker, saveDraftDefinition } from "@/server/trackers";
+import {
+  getRejudgedHistory,
+  lockDefinition,
+  rejudgeHistory,
+  replayTracker,
+  saveDraftDefinition,
+} from "@/server/trackers";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -264,5 +270,36 @@ describe("replay over stored captures", () => {
     await expect(
       replayTracker(t.db, { userId, trackerId, modelBudget: 0, planOnly: true, from: dayOf(5), to: dayOf(1) }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("lock with history: re-judged entries are recorded beside the originals, once, with no notification", async () => {
+    await expect(rejudgeHistory(t.db, { userId, trackerId })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+    await saveDraftDefinition(t.db, { userId, trackerId, definition: definitionWith(0.1) });
+    await lockDefinition(t.db, { userId, trackerId });
+    const changesBefore = await t.db.entityChange.findMany({ where: { trackerId }, orderBy: { id: "asc" } });
+    const outboxBefore = await t.db.changeOutbox.count();
+
+    const first = await rejudgeHistory(t.db, { userId, trackerId });
+    const expected = expectedUnder(0.1);
+    expect(first).toMatchObject({ version: 2, captures: STEPS, recorded: expected.size });
+    expect(first.summary).toContain("under v2");
+    const history = await getRejudgedHistory(t.db, { userId, trackerId });
+    expect(history.version).toBe(2);
+    expect(new Map(history.entries.map((e) => [stepOfRun.get(e.runId), e.materiality]))).toEqual(expected);
+
+    // The timeline of record is untouched and nobody is notified of old pages.
+    expect(await t.db.entityChange.findMany({ where: { trackerId }, orderBy: { id: "asc" } })).toEqual(changesBefore);
+    expect(await t.db.changeOutbox.count()).toBe(outboxBefore);
+
+    const again = await rejudgeHistory(t.db, { userId, trackerId });
+    expect(again.recorded).toBe(0);
+    expect(again.summary).toMatch(/already re-judged/);
+    expect(await t.db.rejudgedChange.count({ where: { trackerId } })).toBe(expected.size);
+
+    const other = await t.db.user.create({ data: { email: "third@example.test", name: "Third" } });
+    await expect(getRejudgedHistory(t.db, { userId: other.id, trackerId })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(rejudgeHistory(t.db, { userId: other.id, trackerId })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
