@@ -28,7 +28,14 @@ const EMBEDDING_LABELS: Record<TContextEmbeddingStatus, string> = {
  * (picker, or drop a file on the area), see each file's size, type, indexing state and how many changes cited it,
  * replace or delete (each after a confirmation). Errors from the upload are shown as the server words them.
  */
-export function ContextFiles({ trackerId }: { trackerId: string }) {
+export function ContextFiles({
+  trackerId,
+  onChanged,
+}: {
+  trackerId: string;
+  /** After a file was attached or replaced (the setup chat lets the draft take it in). */
+  onChanged?: () => Promise<void>;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.contextFile.list.queryOptions({ trackerId }));
@@ -61,6 +68,7 @@ export function ContextFiles({ trackerId }: { trackerId: string }) {
         `${result.file.name} ${result.replaced ? "replaced and re-indexed" : "attached and indexed"}.${embedding}`,
       );
       await refresh();
+      await onChanged?.();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
