@@ -98,4 +98,27 @@ describe("the AI drafter and context files", () => {
     expect(after.draft?.definition).toEqual(drafted.draft?.definition);
     expect(after.draft?.definition.fields.map((f) => f.name)).toEqual(["price"]);
   });
+
+  it("falls back to the deterministic proposal when the drafter leaves a stated price unbound", async () => {
+    const session = await createSetupSession(t.db, { userId });
+    const first = await turn(session.id, `Are we undercut on Pro? ${site.urlFor("/setup-ctx-rival")}`);
+    const trackerId = dataPart(first.reply, "sample")?.trackerId as string;
+    await saveContextFile(t.db, {
+      userId,
+      trackerId,
+      name: "our-prices.txt",
+      mediaType: "text/plain",
+      bytes: utf8(`${OUR_PRICE} USD\n`),
+    });
+    const reply = await turn(session.id, "Anything else to watch?");
+    expect(server.requests.at(-1)?.matched).toBe("ctx-4-no-rule");
+    expect(reply.replies.map((b) => b.text).join(" ")).toContain(
+      "so I added price: material when it drops below our_price",
+    );
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.draft?.definition.contextRules).toEqual([{ field: "price", value: "our_price", when: "drops_below" }]);
+    expect(state.draft?.view.rules).toContain(
+      "price: material when it drops below our_price (“our price” in our-prices.txt)",
+    );
+  });
 });
