@@ -9,6 +9,8 @@ import { recordModelUsage, spentModelBudget } from "../usage";
 import { toVectorLiteral, unitVector } from "./vectors";
 
 const MAX_ERROR_CHARS = 300;
+/** The upload waits for its embedding; a model server that hangs must not hold it (the file is kept either way). */
+export const EMBED_FILE_TIMEOUT_MS = 60_000;
 
 /** The id a file's vectors are labelled with: vectors of another model (or provider) are never compared. */
 export function embeddingModelId(model: TEmbeddingModel): string {
@@ -48,7 +50,12 @@ export async function embedContextFile(
 
   let vectors: number[][];
   try {
-    const result = await embedMany({ model, values: file.chunks.map((c) => c.text), maxRetries: 1 });
+    const result = await embedMany({
+      model,
+      values: file.chunks.map((c) => c.text),
+      maxRetries: 1,
+      abortSignal: AbortSignal.timeout(EMBED_FILE_TIMEOUT_MS),
+    });
     await recordModelUsage(db, {
       ...owner,
       kind: "embedding",

@@ -26,6 +26,8 @@ export const RRF_K = 60;
  * price list should not be cited for an unrelated change just because it is the least far.
  */
 export const MIN_VECTOR_SIMILARITY = 0.3;
+/** The judge waits for the query's embedding; past this it goes on with full text alone. */
+export const EMBED_QUERY_TIMEOUT_MS = 15_000;
 
 type TRetrieveInput = {
   userId: string;
@@ -96,7 +98,12 @@ async function nearestChunks(
 
   let vector: number[];
   try {
-    const result = await embed({ model, value: input.query.slice(0, MAX_QUERY_CHARS), maxRetries: 1 });
+    const result = await embed({
+      model,
+      value: input.query.slice(0, MAX_QUERY_CHARS),
+      maxRetries: 1,
+      abortSignal: AbortSignal.timeout(EMBED_QUERY_TIMEOUT_MS),
+    });
     vector = unitVector(result.embedding);
     await recordModelUsage(db, {
       userId: input.userId,
