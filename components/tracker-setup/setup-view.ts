@@ -23,6 +23,8 @@ export type TSetupSnapshot = {
   messages: TSetupUIMessage[];
   sample: TSample | null;
   draft: TSavedDraft | null;
+  /** The draft tracker once the page is bound (context files attach to it), even before a draft. */
+  trackerId: string | null;
 };
 
 export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
@@ -40,6 +42,7 @@ export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
           ...(state.tracker ? { scheduleMinutes: state.tracker.scheduleMinutes, trackerId: state.tracker.id } : {}),
         }
       : null,
+    trackerId: state.tracker?.id ?? null,
   };
 }
 
