@@ -7,9 +7,8 @@ export type TModelUsageKind = "setup" | "enhancement" | "replay" | "embedding";
 
 /**
  * Records model calls made outside a refresh run (the setup drafter, the feed enhancement, context-file embeddings,
- * replays)
- * in the usage ledger, for the monthly token budget and "usage this month" (a refresh records its own on its
- * RefreshRun). Nothing is written when nothing was spent.
+ * replays) in the usage ledger, for the monthly token budget and "usage this month" (a refresh records its own on
+ * its RefreshRun). Nothing is written when nothing was spent.
  */
 export async function recordModelUsage(
   db: TDb | TTx,
