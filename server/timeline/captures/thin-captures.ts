@@ -48,17 +48,22 @@ export async function thinCaptures(db: TDb, options: TThinCapturesOptions): Prom
   const deadline = performance.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
   const result: TThinCapturesResult = { captures: 0, bytes: 0, batches: 0, done: false };
   while (true) {
-    const [row] = await db.$queryRaw<{ captures: number; bytes: bigint | number | null; candidates: number }[]>(
-      thinCapturesSql({ now: options.now, cutoff, batchSize }),
-    );
+    const [row] = await db.$queryRaw<
+      { captures: number; bytes: bigint | number | null; candidates: number; waiting: number }[]
+    >(thinCapturesSql({ now: options.now, cutoff, batchSize }));
     result.batches++;
-    result.captures += Number(row?.captures ?? 0);
+    const deleted = Number(row?.captures ?? 0);
+    const candidates = Number(row?.candidates ?? 0);
+    result.captures += deleted;
     result.bytes += Number(row?.bytes ?? 0);
     // Fewer candidates than a batch: nothing more to look at now (a held tracker's captures wait for the next pass).
-    if (Number(row?.candidates ?? 0) < batchSize || Number(row?.captures ?? 0) === 0) {
-      result.done = Number(row?.candidates ?? 0) < batchSize;
+    if (candidates < batchSize) {
+      result.done = true;
       break;
     }
+    // A full batch of captures whose trackers are all held: the same ones would come back; try again next pass. (None
+    // deleted but not all held: another pass took them meanwhile, so look again.)
+    if (deleted === 0 && Number(row?.waiting ?? 0) === candidates) break;
     if (performance.now() >= deadline) break;
   }
   return result;
@@ -104,5 +109,6 @@ export function thinCapturesSql(input: { now: Date; cutoff: Date; batchSize: num
     )
     SELECT (SELECT count(*) FROM "deleted")::int AS "captures",
       (SELECT coalesce(sum("storedBytes"), 0) FROM "deleted")::bigint AS "bytes",
-      (SELECT count(*) FROM "candidates")::int AS "candidates"`;
+      (SELECT count(*) FROM "candidates")::int AS "candidates",
+      (SELECT count(*) FROM "candidates" WHERE "trackerId" NOT IN (SELECT "id" FROM "held"))::int AS "waiting"`;
 }
