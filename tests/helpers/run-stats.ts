@@ -24,11 +24,12 @@ const byKey = (a: TDayStat, b: TDayStat) => `${a.trackerId} ${a.day}`.localeComp
 export async function expectedDayStats(db: TDb, cutoff: Date): Promise<{ stats: TDayStat[]; runIds: Set<string> }> {
   const runs = await db.refreshRun.findMany({
     where: { createdAt: { lt: cutoff } },
-    include: { capabilityCalls: true, _count: { select: { changes: true } } },
+    include: { capabilityCalls: true, _count: { select: { changes: true, rejudged: true } } },
   });
   const prunable = runs.filter(
     (r) =>
       r._count.changes === 0 &&
+      r._count.rejudged === 0 &&
       r.captureId === null &&
       ((r.status === "completed" && r.outcome === "unchanged") || r.status === "skipped"),
   );

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshTracker } from "@/server/intelligence/refresh";
 import { createRunPruner, pruneRefreshRuns } from "@/server/retention";
-import { getCaptureStats, listRunCaptures, queryTimeline, thinCaptures } from "@/server/timeline";
+import {
+  appendRejudgedChanges,
+  getCaptureStats,
+  listRunCaptures,
+  queryTimeline,
+  thinCaptures,
+} from "@/server/timeline";
 import { getNumericSeries, listRefreshRuns } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import {
@@ -120,6 +126,38 @@ describe("thinCaptures", () => {
       [base, latest].sort(),
     );
   });
+});
+
+describe("re-judged history", () => {
+  it("keeps the capture and the run a re-judged entry hangs on", async () => {
+    const history = await buildCaptureHistory(t.db, site, "/thin-rejudged");
+    // "Lock with history" recorded a later version's reading of c2's run (a noise run the thinning would drop).
+    const c2Run = history.runs.find((r) => r.label === "c2");
+    if (!c2Run) throw new Error("no c2 run");
+    const run = await t.db.refreshRun.findUniqueOrThrow({ where: { id: c2Run.runId } });
+    const entity = await t.db.trackedEntity.findFirstOrThrow({ where: { trackerId: history.trackerId } });
+    await appendRejudgedChanges(t.db, {
+      trackerId: history.trackerId,
+      version: 2,
+      entries: [
+        {
+          runId: run.id,
+          entityId: entity.id,
+          capturedAt: run.finishedAt ?? new Date(),
+          materiality: "material",
+          delta: { price: { from: 10, to: 10.1 } },
+          decisions: {},
+        },
+      ],
+    });
+    await thin();
+    expect((await historyState(t.db, history)).labels).toEqual([...HISTORY_KEPT, "c2"].sort());
+    // The run stays too, whatever run retention would say (its re-judged entry would go with it).
+    await t.db.refreshRun.update({ where: { id: run.id }, data: { outcome: "unchanged", captureId: null } });
+    await pruneRefreshRuns(t.db, { now: HISTORY_NOW, retentionDays: 7 });
+    expect(await t.db.refreshRun.count({ where: { id: run.id } })).toBe(1);
+    expect(await t.db.rejudgedChange.count({ where: { runId: run.id } })).toBe(1);
+  }, 120_000);
 });
 
 describe("run retention and captures", () => {

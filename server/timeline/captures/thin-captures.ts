@@ -29,7 +29,8 @@ const DAY_MS = 86_400_000;
  * Retention of captures (issue 18: "keeps every capture a kept change references and thins the rest"). A capture is
  * dated by the last run that saw it (`finishedAt`: the refresh's clock; its `createdAt` only when no run links it),
  * since content that returns (A → B → A) is one row seen again. Kept:
- * - every capture a run with a timeline entry (baseline, material, notable) links — replay starts and compares there;
+ * - every capture a run with a timeline entry (baseline, material, notable) or a re-judged entry (a later version's
+ *   reading, server/timeline/rejudged) links — replay starts and compares there;
  * - each entity's latest capture (its current state);
  * - every capture seen within `retentionDays`;
  * - of the older ones no change references, the last of each UTC day per entity.
@@ -83,8 +84,9 @@ export function thinCapturesSql(input: { now: Date; cutoff: Date; batchSize: num
         coalesce(
           (SELECT max(coalesce(r."finishedAt", r."createdAt")) FROM "RefreshRun" r WHERE r."captureId" = c."id"),
           c."createdAt") AS "at",
-        EXISTS (SELECT 1 FROM "RefreshRun" r JOIN "EntityChange" ch ON ch."runId" = r."id"
-          WHERE r."captureId" = c."id") AS "referenced"
+        EXISTS (SELECT 1 FROM "RefreshRun" r WHERE r."captureId" = c."id" AND (
+          EXISTS (SELECT 1 FROM "EntityChange" ch WHERE ch."runId" = r."id")
+          OR EXISTS (SELECT 1 FROM "RejudgedChange" rc WHERE rc."runId" = r."id"))) AS "referenced"
       FROM "Capture" c
     ), "ranked" AS (
       SELECT s.*,
