@@ -69,11 +69,22 @@ export function neutraliseDelimiters(text: string): string {
 }
 
 function truncateCodePoints(text: string, max: number): { text: string; omitted: number } {
-  // Never more code points than UTF-16 units: within `max` units, nothing to cut (and no array of every character).
+  // Never more code points than UTF-16 units: within `max` units, nothing to cut.
   if (text.length <= max) return { text, omitted: 0 };
-  const points = Array.from(text);
-  if (points.length <= max) return { text, omitted: 0 };
-  return { text: points.slice(0, max).join(""), omitted: points.length - max };
+  // Counted as `Array.from` counts them (a surrogate pair is one point, a lone surrogate one), without an array of
+  // every character: a page's prompt text is cut here on every changed refresh (DESIGN §3).
+  const step = (i: number) => {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return 1;
+    const next = text.charCodeAt(i + 1);
+    return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  };
+  let cut = 0;
+  for (let points = 0; points < max && cut < text.length; points++) cut += step(cut);
+  if (cut >= text.length) return { text, omitted: 0 };
+  let omitted = 0;
+  for (let i = cut; i < text.length; omitted++) i += step(i);
+  return { text: text.slice(0, cut), omitted };
 }
 
 function sanitiseSource(source: string): string {

@@ -152,3 +152,26 @@ describe("neutraliseDelimiters on plain ASCII (the fill prompt's usual page text
     }
   });
 });
+
+describe("wrapUntrusted's cut counts code points as Array.from does", () => {
+  it("cuts at the same point with the same omitted count, surrogate pairs and lone surrogates included", () => {
+    const pieces = ["a", "😀", "\ud800", "\udc00", "é", "\n"];
+    let s = 7;
+    for (let i = 0; i < 300; i++) {
+      let text = "";
+      const len = 5 + (i % 40);
+      for (let j = 0; j < len; j++) {
+        s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+        text += pieces[s % pieces.length];
+      }
+      const max = 1 + (i % 30);
+      const wrapped = wrapUntrusted(text, { source: "test", maxChars: max });
+      const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
+      const points = Array.from(wellFormed.normalize("NFKC"));
+      const expected = points.slice(0, max).join("");
+      expect(wrapped).toContain(`>>>\n${expected}`);
+      if (points.length > max) expect(wrapped).toContain(`about ${points.length - max} more characters`);
+      else expect(wrapped).not.toContain("truncated");
+    }
+  });
+});
