@@ -35,8 +35,8 @@ export type TUntrustedOptions = {
 
 // Zero-width, bidi-control and other invisible format characters can hide a marker from the regexes; and C0/C1
 // controls except tab and newline. One pass removes both (removing one kind never makes the other).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
 const INVISIBLE_OR_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
   /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 /** An ES2024 string method (Node 22 has it; the project's TypeScript lib is ES2023). */
 type TWellFormed = { toWellFormed(): string };
