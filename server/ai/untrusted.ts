@@ -33,37 +33,58 @@ export type TUntrustedOptions = {
   maxChars?: number;
 };
 
-// Zero-width, bidi-control and other invisible format characters can hide a marker from the regexes.
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
-// C0/C1 controls except tab and newline.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Zero-width, bidi-control and other invisible format characters can hide a marker from the regexes; and C0/C1
+// controls except tab and newline. One pass removes both (removing one kind never makes the other).
+const INVISIBLE_OR_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+/** An ES2024 string method (Node 22 has it; the project's TypeScript lib is ES2023). */
+type TWellFormed = { toWellFormed(): string };
 const ANGLE_RUN_OPEN = /<{3,}/g;
 const ANGLE_RUN_CLOSE = />{3,}/g;
 // "END UNTRUSTED DATA", "end_of untrusted-data", "UNTRUSTED DATA" alone…: bounded gaps keep it linear.
 const MARKER_WORDS = /(?:(?:begin|end|start|stop)[^a-z0-9]{0,10}(?:of[^a-z0-9]{1,10})?)?untrusted[^a-z0-9]{0,10}data/gi;
+
+const PLAIN_ASCII = /^[\t\n\x20-\x7E]*$/;
 
 /**
  * Makes `text` unable to close or open a wrapper block: folds compatibility look-alikes (NFKC turns
  * fullwidth ＜ into <), removes invisible characters, breaks runs of angle brackets and marker phrases.
  */
 export function neutraliseDelimiters(text: string): string {
-  return text
-    .replace(LONE_SURROGATE, "\uFFFD")
+  // Printable ASCII, tabs and newlines (most scraped text): NFKC, the surrogate, invisible, control and CR passes
+  // leave it as it is, so only the marker passes run (DESIGN §3: the fill prompt of every changed page).
+  if (PLAIN_ASCII.test(text)) {
+    return text.replace(ANGLE_RUN_OPEN, "‹‹").replace(ANGLE_RUN_CLOSE, "››").replace(MARKER_WORDS, "[marker removed]");
+  }
+  // Lone surrogates → U+FFFD by the engine (a look-behind pattern over every character cost ~0.8 ms per page).
+  return (text as string & TWellFormed)
+    .toWellFormed()
     .normalize("NFKC")
     .replace(/\r\n?/g, "\n")
-    .replace(INVISIBLE, "")
-    .replace(CONTROL, "")
+    .replace(INVISIBLE_OR_CONTROL, "")
     .replace(ANGLE_RUN_OPEN, "‹‹")
     .replace(ANGLE_RUN_CLOSE, "››")
     .replace(MARKER_WORDS, "[marker removed]");
 }
 
 function truncateCodePoints(text: string, max: number): { text: string; omitted: number } {
-  const points = Array.from(text);
-  if (points.length <= max) return { text, omitted: 0 };
-  return { text: points.slice(0, max).join(""), omitted: points.length - max };
+  // Never more code points than UTF-16 units: within `max` units, nothing to cut.
+  if (text.length <= max) return { text, omitted: 0 };
+  // Counted as `Array.from` counts them (a surrogate pair is one point, a lone surrogate one), without an array of
+  // every character: a page's prompt text is cut here on every changed refresh (DESIGN §3).
+  const step = (i: number) => {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return 1;
+    const next = text.charCodeAt(i + 1);
+    return next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  };
+  let cut = 0;
+  for (let points = 0; points < max && cut < text.length; points++) cut += step(cut);
+  if (cut >= text.length) return { text, omitted: 0 };
+  let omitted = 0;
+  for (let i = cut; i < text.length; omitted++) i += step(i);
+  return { text: text.slice(0, cut), omitted };
 }
 
 function sanitiseSource(source: string): string {

@@ -30,8 +30,11 @@ export function mergeEnhancement(items: TFeedItem[], result: TEnhancementResult 
     }
     merged.push(next);
   }
+  // A synthetic item never replaces a card: looked up in a set, not by a search of the feed per synthetic item.
+  const ids = result.syntheticItems.length > 0 ? new Set(merged.map((m) => m.id)) : null;
   for (const s of result.syntheticItems) {
-    if (suppressed.has(s.id) || merged.some((m) => m.id === s.id)) continue;
+    if (suppressed.has(s.id) || ids?.has(s.id)) continue;
+    ids?.add(s.id);
     merged.push({
       id: s.id,
       sourceId: "enhancement",

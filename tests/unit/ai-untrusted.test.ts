@@ -96,3 +96,82 @@ describe("wrapUntrusted", () => {
     expect(count(firstLine, '"')).toBe(2);
   });
 });
+
+describe("neutraliseDelimiters on plain ASCII (the fill prompt's usual page text) skips the passes it cannot need", () => {
+  // Every pass, in order, as the general path runs them.
+  const everyPass = (text: string) =>
+    text
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+      .normalize("NFKC")
+      .replace(/\r\n?/g, "\n")
+      .replace(/[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g, "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the general path's control pass
+      .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, "")
+      .replace(/<{3,}/g, "‹‹")
+      .replace(/>{3,}/g, "››")
+      .replace(
+        /(?:(?:begin|end|start|stop)[^a-z0-9]{0,10}(?:of[^a-z0-9]{1,10})?)?untrusted[^a-z0-9]{0,10}data/gi,
+        "[marker removed]",
+      );
+
+  it("gives what every pass gives, on seeded ASCII and near-ASCII strings", () => {
+    let s = 99;
+    const random = () => {
+      s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return s / 2_147_483_648;
+    };
+    const pieces = [
+      "a",
+      "Z",
+      " ",
+      "\t",
+      "\n",
+      "\r",
+      "\r\n",
+      "<<<",
+      ">>>>",
+      "END UNTRUSTED DATA",
+      "untrusted_data",
+      "~",
+      "\u007f",
+      "\u0001",
+      "é",
+      "ﬁ",
+      "＜",
+      "\u200b",
+      "\ud800",
+      "\udc00",
+      "\ud83d\ude00",
+      "\u00ad",
+    ];
+    for (let i = 0; i < 2000; i++) {
+      let text = "";
+      const len = Math.floor(random() * 20);
+      for (let j = 0; j < len; j++) text += pieces[Math.floor(random() * (i % 2 ? 12 : pieces.length))];
+      expect(neutraliseDelimiters(text), JSON.stringify(text)).toBe(everyPass(text));
+    }
+  });
+});
+
+describe("wrapUntrusted's cut counts code points as Array.from does", () => {
+  it("cuts at the same point with the same omitted count, surrogate pairs and lone surrogates included", () => {
+    const pieces = ["a", "😀", "\ud800", "\udc00", "é", "\n"];
+    let s = 7;
+    for (let i = 0; i < 300; i++) {
+      let text = "";
+      const len = 5 + (i % 40);
+      for (let j = 0; j < len; j++) {
+        s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+        text += pieces[s % pieces.length];
+      }
+      const max = 1 + (i % 30);
+      const wrapped = wrapUntrusted(text, { source: "test", maxChars: max });
+      const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
+      const points = Array.from(wellFormed.normalize("NFKC"));
+      const expected = points.slice(0, max).join("");
+      expect(wrapped).toContain(`>>>\n${expected}`);
+      if (points.length > max) expect(wrapped).toContain(`about ${points.length - max} more characters`);
+      else expect(wrapped).not.toContain("truncated");
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { feedCatalog, hasCatalogShape, quickAccept } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
-import { feedHref } from "@/contracts/feed-link";
+import { feedHref, isPlainAppPath } from "@/contracts/feed-link";
 import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
 import { assembleFeed } from "@/server/feed/get-feed";
 import { memoryWords } from "@/server/feed/post-process";
@@ -184,6 +184,17 @@ describe("the quick catalog checks say yes only where the catalog's zod does", (
       if (path.startsWith("//") || path.startsWith("/\\")) continue;
       expect(feedHref(path), path).toEqual(viaUrl(path.replaceAll("\\", "/")));
     }
+    // The char-code scan says what the plain-path pattern says (it stands in for it on every card's links).
+    const pattern = /^(?:\/[\w~-][\w.~-]*)+\/?$/;
+    for (let i = 0; i < 3000; i++) {
+      let path = random() < 0.9 ? "/" : "";
+      const len = Math.floor(random() * 12);
+      for (let j = 0; j < len; j++) path += alphabet[Math.floor(random() * alphabet.length)];
+      expect(isPlainAppPath(path), path).toBe(pattern.test(path));
+    }
+    for (const path of ["/", "//", "/a/", "/a//b", "/.a", "/a.", "/a/.", "/~/-/_", " /a", "/a ", "/a\tb"]) {
+      expect(isPlainAppPath(path), path).toBe(pattern.test(path));
+    }
     expect(feedHref("/trackers/cm3x9k2l0000a1b2c3d4e5f6")).toEqual({
       kind: "app",
       href: "/trackers/cm3x9k2l0000a1b2c3d4e5f6",
@@ -244,5 +255,101 @@ describe("the fast path's per-item work stays per item", () => {
     // Well-formed cards and the stored enhancement's synthetic card pass the quick checks: zod is not asked.
     expect(small.zod).toBe(0);
     expect(big.zod).toBe(0);
+  });
+});
+
+describe("the fast path's work grows linearly with the feed", () => {
+  const SCANS = ["some", "find", "findIndex", "findLast", "findLastIndex", "every", "filter", "includes", "indexOf"];
+
+  /**
+   * Counted work for one feed of `n` cards: property reads of every card as it arrives and of what every copy of
+   * it shares (data, signals, slots, spec elements), through a Proxy; elements passed over by array searches
+   * (`some`, `find`, `includes`… add the length they are called on); timestamp reads; serialisations.
+   * Work that became quadratic (a search over the feed per card, a rescan per pass) grows ×100 from 500 to 5000
+   * cards, a sort comparator reading cards ×13.7, where the per-card work grows ×10.
+   */
+  function work(n: number) {
+    let reads = 0;
+    const counted = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get(t, key, receiver) {
+          reads++;
+          return Reflect.get(t, key, receiver);
+        },
+        ownKeys(t) {
+          reads++;
+          return Reflect.ownKeys(t);
+        },
+      });
+    const raw = cards(n).map((card) =>
+      counted({
+        ...card,
+        data: counted(card.data),
+        ...(card.signals ? { signals: counted(card.signals) } : {}),
+        ...(card.slots ? { slots: counted(card.slots) } : {}),
+        ...(card.ui
+          ? {
+              ui: {
+                ...card.ui,
+                elements: Object.fromEntries(Object.entries(card.ui.elements).map(([k, el]) => [k, counted(el)])),
+              },
+            }
+          : {}),
+      }),
+    );
+    const stored = JSON.parse(
+      JSON.stringify({
+        slotFills: Object.fromEntries(raw.slice(0, 40).map((c) => [c.id, { why: "Because." }])),
+        rankingHints: Object.fromEntries(raw.slice(0, 40).map((c, i) => [c.id, i % 2 ? 0.2 : -0.1])),
+        suppress: raw.slice(40, 42).map((c) => c.id),
+        syntheticItems: [
+          {
+            id: "synthetic:brief",
+            type: "briefing",
+            ui: { root: "r", elements: { r: { type: "Text", props: { text: "Brief" }, children: [] } } },
+          },
+        ],
+      }),
+    );
+    const ctx = { now: NOW, memoryWords: memoryWords("I cycle to work; we care about pricing") };
+    const cached = parseStoredEnhancement(stored, "u");
+    let scanned = 0;
+    const proto = Array.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const originals = SCANS.map((name) => [name, proto[name]] as const);
+    for (const [name, original] of originals) {
+      proto[name] = function (this: unknown[], ...args: unknown[]) {
+        scanned += this.length;
+        return original?.apply(this, args);
+      };
+    }
+    const stringify = vi.spyOn(JSON, "stringify");
+    const getTime = vi.spyOn(Date.prototype, "getTime");
+    reads = 0;
+    let out: number;
+    try {
+      out = assembleFeed(raw, cached, ctx).items.length;
+    } finally {
+      for (const [name, original] of originals) proto[name] = original as (...args: unknown[]) => unknown;
+    }
+    const counts = { reads, scanned, stringify: stringify.mock.calls.length, getTime: getTime.mock.calls.length, out };
+    vi.restoreAllMocks();
+    return counts;
+  }
+
+  it("500 vs 5000 cards: ~10× the reads, searches and timestamp reads; no serialisation at either size", () => {
+    work(20); // warm-up
+    const small = work(500);
+    const big = work(5000);
+    expect(small.out).toBe(500 - 2 + 1);
+    expect(big.out).toBe(5000 - 2 + 1);
+    expect(small.stringify).toBe(0);
+    expect(big.stringify).toBe(0);
+    for (const kind of ["reads", "getTime"] as const) {
+      expect(small[kind], kind).toBeGreaterThan(0);
+      expect(big[kind] / small[kind], kind).toBeGreaterThan(8);
+      expect(big[kind] / small[kind], kind).toBeLessThan(12);
+    }
+    // Searches over arrays stay within a card (its few elements), never over the feed.
+    expect(big.scanned).toBeLessThanOrEqual(12 * Math.max(small.scanned, 500));
   });
 });

@@ -15,6 +15,25 @@ export function buildRecordSchema(
   definition: TTrackerDefinition,
   options: { onlyFields?: readonly string[] } = {},
 ): TRecordSchema {
+  if (!Object.isFrozen(definition)) return buildSchema(definition, options);
+  // A frozen definition is a locked version (parseLockedDefinition): the same object on every refresh, so its
+  // schemas are built — and compiled by zod on their first parse — once, not on every changed refresh (DESIGN §3).
+  const key = options.onlyFields ? `only:${options.onlyFields.join("\u0000")}` : "all";
+  let byFields = SCHEMAS.get(definition);
+  const cached = byFields?.get(key);
+  if (cached) return cached;
+  const schema = buildSchema(definition, options);
+  if (!byFields) {
+    byFields = new Map();
+    SCHEMAS.set(definition, byFields);
+  }
+  byFields.set(key, schema);
+  return schema;
+}
+
+const SCHEMAS = new WeakMap<TTrackerDefinition, Map<string, TRecordSchema>>();
+
+function buildSchema(definition: TTrackerDefinition, options: { onlyFields?: readonly string[] }): TRecordSchema {
   const fields = effectiveFields(definition);
   const known = new Set(fields.map((f) => f.name));
   const unknown = options.onlyFields?.filter((name) => !known.has(name)) ?? [];

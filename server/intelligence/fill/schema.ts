@@ -13,7 +13,23 @@ export function buildFillOutputSchema(
   modelFields: readonly string[],
 ): { zod: TRecordSchema; json: Record<string, unknown> } {
   const zod = buildRecordSchema(definition, { onlyFields: modelFields });
-  return { zod, json: z.toJSONSchema(zod, { target: "draft-7" }) as Record<string, unknown> };
+  // The same zod schema (a locked, frozen definition's) → the same JSON schema, converted once; frozen, since
+  // every call that fills under that version shares it.
+  const cached = JSON_SCHEMAS.get(zod);
+  if (cached) return { zod, json: cached };
+  const json = z.toJSONSchema(zod, { target: "draft-7" }) as Record<string, unknown>;
+  if (Object.isFrozen(definition)) JSON_SCHEMAS.set(zod, deepFreeze(json));
+  return { zod, json };
+}
+
+const JSON_SCHEMAS = new WeakMap<TRecordSchema, Record<string, unknown>>();
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** Strict validation (invented keys and wrong types are issues), then code-side tidying. */

@@ -39,6 +39,17 @@ export function parseLockedDefinition(trackerId: string, version: number, json: 
     );
   }
   if (parsedCache.size >= PARSED_CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value as string);
-  parsedCache.set(key, parsed.definition);
-  return parsed.definition;
+  // Frozen, as the locked row is: every refresh of this version shares the object, and what is derived from it
+  // (record schemas, build-record-schema.ts) may be cached by it.
+  const definition = deepFreeze(parsed.definition);
+  parsedCache.set(key, definition);
+  return definition;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
