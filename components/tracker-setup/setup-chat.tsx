@@ -15,9 +15,11 @@ import {
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
+import { ReplayPanel } from "./replay-panel";
 import { SetupContextFiles } from "./setup-context-files";
 import { createSetupTransport } from "./setup-transport";
 import {
+  afterLockHref,
   cardDraft,
   hasLocked,
   latestSample,
@@ -59,6 +61,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     initialNotice ? { tone: "info", text: initialNotice } : null,
   );
   const endRef = useRef<HTMLDivElement>(null);
+  /** An edit of a locked tracker (the edit page): the version in force, which the draft would replace. */
+  const editedFrom = initial?.lockedVersion ?? null;
   const start = useMutation(trpc.setup.start.mutationOptions());
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
@@ -102,7 +106,9 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
       else if (part.type === "data-draft" && part.data.status === "saved") {
         const { view, version, definition, scheduleMinutes, trackerId } = part.data;
         setSavedDraft({ view, version, definition, scheduleMinutes, trackerId });
-      } else if (part.type === "data-locked") router.push(`/trackers/${encodeURIComponent(part.data.trackerId)}`);
+      } else if (part.type === "data-locked") {
+        router.push(afterLockHref(part.data.trackerId, editedFrom, part.data.version));
+      }
     },
     onFinish: () => setProgress(null),
     // A refused turn (busy, too long…) stored nothing: take the message back into the box, so it is not lost.
@@ -162,7 +168,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     setNotice(null);
     try {
       const result = await lock.mutateAsync({ sessionId: session.current.id });
-      router.push(`/trackers/${encodeURIComponent(result.trackerId)}`);
+      router.push(afterLockHref(result.trackerId, editedFrom, result.version));
     } catch (e) {
       setNotice({ tone: "error", text: e instanceof Error ? e.message : String(e) });
     }
@@ -277,6 +283,16 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
           >
             {lock.isPending ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
           </button>
+        ) : null}
+        {savedDraft?.trackerId && editedFrom !== null && !locked ? (
+          <ReplayPanel
+            trackerId={savedDraft.trackerId}
+            lockedVersion={editedFrom}
+            draftVersion={savedDraft.version}
+            definition={savedDraft.definition}
+            aiOn={aiOn}
+            disabled={busy}
+          />
         ) : null}
         {savedDraft?.trackerId && !locked ? <SetupContextFiles trackerId={savedDraft.trackerId} /> : null}
       </div>
