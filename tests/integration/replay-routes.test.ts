@@ -4,6 +4,7 @@ import { handleReplayStreamRequest } from "@/server/api/replay-stream-route";
 import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { createCaller } from "@/server/api/root";
 import { createApiToken } from "@/server/api-tokens";
+import { resetEnvForTests } from "@/server/env";
 import { refreshTracker } from "@/server/intelligence/refresh";
 import { saveDraftDefinition } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
@@ -51,6 +52,7 @@ async function refreshOver(id: string, path: string, prices: string[]) {
 beforeAll(async () => {
   // Replays are rate-limited per person (tested in usage tests); here the limit must not get in the way.
   vi.stubEnv("RATE_LIMIT_REPLAYS", "1000");
+  resetEnvForTests();
   t = await createTestDb();
   site = await startFixtureSite();
   ({ userId, cookie } = await signedInOwner(t.db));
@@ -80,6 +82,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   vi.unstubAllEnvs();
+  resetEnvForTests();
   await site?.close();
   await t?.close();
 });
