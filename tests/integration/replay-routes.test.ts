@@ -6,7 +6,7 @@ import { createCaller } from "@/server/api/root";
 import { createApiToken } from "@/server/api-tokens";
 import { resetEnvForTests } from "@/server/env";
 import { refreshTracker } from "@/server/intelligence/refresh";
-import { saveDraftDefinition } from "@/server/trackers";
+import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { signedInOwner } from "../helpers/auth";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -31,6 +31,7 @@ let cookie: string;
 let token: string;
 let trackerId: string;
 let otherTrackerId: string;
+let otherToken: string;
 /** Runs whose entries v1 recorded as material. */
 let materialRuns: string[];
 
@@ -78,6 +79,7 @@ beforeAll(async () => {
     definition: cssPriceDefinition(0.05),
   });
   otherTrackerId = theirs.tracker.id;
+  otherToken = (await createApiToken(t.db, { userId: other.id, name: "theirs" })).token;
   await refreshOver(otherTrackerId, "/replay/theirs", ["$10.00", "$20.00"]);
 }, 60_000);
 afterAll(async () => {
@@ -265,5 +267,48 @@ describe("POST /api/trackers/[trackerId]/replay (the page's stream)", () => {
     });
     const budget = await stream(trackerId, { modelBudget: 10_000 });
     expect(budget.status).toBe(400);
+  });
+});
+
+describe("rate limit", () => {
+  it("counts full replays per person (429 with Retry-After once spent); plans stay free", async () => {
+    vi.stubEnv("RATE_LIMIT_REPLAYS", "1");
+    resetEnvForTests();
+    try {
+      const path = `/trackers/${otherTrackerId}/replay`;
+      const first = await rest(path, {}, otherToken);
+      expect(first.status, await first.clone().text()).toBe(200);
+      const second = await rest(path, {}, otherToken);
+      expect(second.status).toBe(429);
+      expect(second.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(await second.json()).toMatchObject({
+        error: { code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/Too many replays/) },
+      });
+      expect((await rest(path, { planOnly: true }, otherToken)).status).toBe(200);
+    } finally {
+      vi.stubEnv("RATE_LIMIT_REPLAYS", "1000");
+      resetEnvForTests();
+    }
+  });
+});
+
+describe("tRPC tracker.rejudgeHistory (lock with history)", () => {
+  it("re-judges the stored history under the version just locked, for the owner only", async () => {
+    const caller = createCaller(testTrpcContext(t.db, { id: userId, name: "Owner", email: null, role: "owner" }));
+    await lockDefinition(t.db, { userId, trackerId }); // v2 (20 %) is now in force
+    const answer = await caller.tracker.rejudgeHistory({ trackerId });
+    expect(answer).toMatchObject({ version: 2, captures: 4 });
+    expect(answer.summary).not.toBe("");
+    // The originals stay: v1's two material entries are still on the timeline.
+    const v1Material = await t.db.entityChange.count({
+      where: { trackerId, definitionVersion: 1, materiality: "material" },
+    });
+    expect(v1Material).toBe(2);
+    await expect(caller.tracker.rejudgeHistory({ trackerId: otherTrackerId })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(
+      caller.tracker.rejudgeHistory({ trackerId, from: new Date("2026-03-01"), to: new Date("2026-01-01") }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
