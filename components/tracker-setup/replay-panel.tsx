@@ -179,26 +179,16 @@ export function ReplayPanel({ trackerId, lockedVersion, draftVersion, definition
       </div>
 
       <div className="mt-3 flex flex-wrap items-center gap-2">
-        {running ? (
-          <button
-            type="button"
-            onClick={cancel}
-            className={`${buttonSecondary} ${focusRing}`}
-            data-testid="replay-cancel"
-          >
-            Cancel
-          </button>
-        ) : (
-          <button
-            type="button"
-            onClick={onRun}
-            disabled={disabled || backwards || !plan.data || plan.data.captures === 0}
-            className={`${buttonPrimary} ${focusRing}`}
-            data-testid="replay-run"
-          >
-            {run.phase === "done" ? "Run again" : "Run replay"}
-          </button>
-        )}
+        {/* One button that turns into Cancel while the replay runs, so keyboard focus stays where it was. */}
+        <button
+          type="button"
+          onClick={running ? cancel : onRun}
+          disabled={!running && (disabled || backwards || !plan.data || plan.data.captures === 0)}
+          className={`${running ? buttonSecondary : buttonPrimary} ${focusRing}`}
+          data-testid={running ? "replay-cancel" : "replay-run"}
+        >
+          {running ? "Cancel" : run.phase === "done" ? "Run again" : "Run replay"}
+        </button>
         {running ? <ReplayProgress done={run.done} total={run.total || (plan.data?.captures ?? 0)} /> : null}
       </div>
 
