@@ -7,6 +7,7 @@ import { AtomFeedUrl } from "@/components/notifications/notification-defaults";
 import { TrackerRouting } from "@/components/notifications/tracker-routing";
 import { useTRPC } from "@/components/providers/trpc";
 import { FieldCharts } from "@/components/timeline/field-charts";
+import { RejudgedHistory } from "@/components/timeline/rejudged-history";
 import { TimelineList } from "@/components/timeline/timeline-list";
 import { ContextFiles } from "./context-files";
 import { CurrentState } from "./current-state";
@@ -125,6 +126,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
           </Card>
           <Card title="Timeline" testId="tracker-timeline">
             <TimelineList trackerId={tracker.id} formats={formats} />
+            <RejudgedHistory trackerId={tracker.id} formats={formats} />
           </Card>
           <Card title="Runs" testId="tracker-runs">
             <RunsLog trackerId={tracker.id} />

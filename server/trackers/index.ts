@@ -44,6 +44,7 @@ export * from "./commands/set-trackers-status";
 
 // Queries and their view types.
 export * from "./queries/get-numeric-series";
+export * from "./queries/get-rejudged-history";
 export * from "./queries/get-runs-log";
 export * from "./queries/get-tracker-overview";
 export * from "./queries/get-tracker-timeline";

@@ -3,7 +3,7 @@ import type { TDb } from "../db";
 
 export type { TModelSpend };
 
-export type TModelUsageKind = "setup" | "enhancement";
+export type TModelUsageKind = "setup" | "enhancement" | "replay";
 
 /**
  * Records model calls made outside a refresh run (the setup drafter, the feed enhancement) in the usage ledger,

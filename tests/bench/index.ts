@@ -9,6 +9,7 @@ import { memoryBenchmark } from "./memory.bench";
 import { peerBenchmark } from "./peer.bench";
 import { refreshBenchmark } from "./refresh.bench";
 import { renderBenchmark } from "./render.bench";
+import { replayBenchmark } from "./replay.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
@@ -24,6 +25,7 @@ const BENCHMARKS: TBenchmark[] = [
   adapterBenchmark,
   memoryBenchmark,
   renderBenchmark,
+  replayBenchmark,
 ];
 
 function gitRevision(): string {

@@ -1,5 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { ZRejudgedHistorySchema } from "@/contracts/rejudged";
 import {
   ZRejudgeHistoryRequestSchema,
   ZRejudgeHistoryResponseSchema,
@@ -35,6 +36,7 @@ import {
 import {
   discardDraft,
   getNumericSeries,
+  getRejudgedHistory,
   getTrackerOverview,
   getTrackersList,
   getTrackerTimeline,
@@ -75,6 +77,12 @@ export const trackerRouter = createTRPCRouter({
     .input(ZTimelineRequestSchema)
     .output(ZTimelineResponseSchema)
     .query(({ ctx, input }) => getTrackerTimeline(ctx.db, { userId: ctx.user.id, ...timelineWindow(input) })),
+
+  /** What a later locked version would have recorded over the stored history, when the person asked (issue 18). */
+  rejudged: protectedProcedure
+    .input(ZTrackerIdRequestSchema)
+    .output(ZRejudgedHistorySchema)
+    .query(({ ctx, input }) => getRejudgedHistory(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
   series: protectedProcedure
     .input(ZNumericSeriesRequestSchema)

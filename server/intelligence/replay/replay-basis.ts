@@ -13,13 +13,19 @@ import type { TDecision } from "../refresh/decide-change";
  * → the stored answer still holds; anything else needs the model again.
  */
 
+/** A CSS query's answer as the crawl stored it (capabilities' TCssAnswer). */
+const ZCssAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), values: z.array(z.string().nullable()) }),
+  z.object({ ok: z.literal(false), reason: z.enum(["no_match", "invalid_selector"]) }),
+]);
+
 /** What the capture row holds (compressed): the raw data the fill step reads, the entity and where it came from. */
 export const ZCapturePayloadSchema = z.object({
   raw: z.object({
     json: z.unknown(),
     html: z.string().optional(),
     text: z.string().optional(),
-    css: z.record(z.string(), z.unknown()).optional(),
+    css: z.record(z.string(), ZCssAnswerSchema).optional(),
   }),
   entityKey: z.string(),
   source: z.string(),

@@ -1,0 +1,3 @@
+export * from "./replay-basis";
+export * from "./replay-definition";
+export * from "./replay-fill";

@@ -1,0 +1,2 @@
+export * from "./append-rejudged-changes";
+export * from "./list-rejudged-changes";
