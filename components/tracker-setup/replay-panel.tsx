@@ -189,7 +189,15 @@ export function ReplayPanel({ trackerId, lockedVersion, draftVersion, definition
         >
           {running ? "Cancel" : run.phase === "done" ? "Run again" : "Run replay"}
         </button>
-        {running ? <ReplayProgress done={run.done} total={run.total || (plan.data?.captures ?? 0)} /> : null}
+        {running ? (
+          <ReplayProgress
+            label={
+              run.plan?.modelAvailable && run.plan.modelCallsNeeded > 0 && budget > 0 ? "Asking the model" : "Replaying"
+            }
+            done={run.done}
+            total={run.total || (plan.data?.captures ?? 0)}
+          />
+        ) : null}
       </div>
 
       {run.phase === "cancelled" ? (
@@ -216,18 +224,18 @@ export function ReplayPanel({ trackerId, lockedVersion, draftVersion, definition
   );
 }
 
-function ReplayProgress({ done, total }: { done: number; total: number }) {
+function ReplayProgress({ label, done, total }: { label: string; done: number; total: number }) {
   return (
     <div className="flex min-w-40 flex-1 items-center gap-2 text-sm">
       <progress
         value={done}
         max={Math.max(1, total)}
-        aria-label="Replay progress"
+        aria-label={`${label}: progress`}
         data-testid="replay-progress"
         className="h-2 flex-1 accent-stone-900 dark:accent-stone-100"
       />
       <span role="status" className="tabular-nums text-stone-600 dark:text-stone-400">
-        {done} / {total}
+        {label}: {done} / {total}
       </span>
     </div>
   );

@@ -15,8 +15,8 @@ export type TReplayRun =
 export type TReplayRunBody = { from?: string; to?: string; modelBudget: number };
 
 /**
- * Runs a replay through POST /api/trackers/[trackerId]/replay and follows its NDJSON lines (plan → progress… →
- * result | error). `cancel` aborts the request, which stops the replay on the server; the result it still sends
+ * Runs a replay through POST /api/trackers/[trackerId]/replay and follows its NDJSON lines (progress… over the
+ * captures, the plan, progress… of a model pass if there is one, then result | error). `cancel` aborts the request, which stops the replay on the server; the result it still sends
  * (cancelled: true) is shown if it arrives, otherwise the run just ends.
  */
 export function useReplayStream(trackerId: string) {
@@ -62,8 +62,9 @@ export function useReplayStream(trackerId: string) {
           buffer = rest;
           for (const event of events) {
             if (event.type === "plan") {
-              progress = { done: 0, total: event.plan.captures };
-              setRun({ phase: "running", plan: event.plan, ...progress });
+              // Said after the pass over the captures; a model pass, if any, reports its own progress next.
+              const plan = event.plan;
+              setRun((now) => (now.phase === "running" ? { ...now, plan } : now));
             } else if (event.type === "progress") {
               progress = { done: event.done, total: event.total };
               setRun((now) => (now.phase === "running" ? { ...now, ...progress } : now));

@@ -18,10 +18,12 @@ const line = (event: TReplayEvent) => new TextEncoder().encode(`${JSON.stringify
  * trackerId (`{ from?, to?, definition?, modelBudget?, planOnly? }`). Authenticated by the session cookie like
  * every route; rate-limited with the other replays.
  *
- * Until the replay has said its plan, a failure is an ordinary error response (`{ error }` with its status: 400,
+ * Until the replay has said anything, a failure is an ordinary error response (`{ error }` with its status: 400,
  * 404 for another person's tracker, 429…). From then on the answer is 200 and NDJSON, one ZReplayEventSchema
- * object per line: `plan`, `progress`…, then `result` or `error`. Closing the request (the page's Cancel, or the
- * tab going away) aborts the replay's signal; it stops after the capture in hand and, if anyone still reads,
+ * object per line, in the order the replay says them: `progress`… over the captures (the pass that judges by code
+ * and stored verdicts, and counts what would need the model), then `plan`, then — with a model budget and something
+ * to ask — `progress`… again for the model pass, then `result` or `error`. Closing the request (the page's Cancel,
+ * or the tab going away) aborts the replay's signal; it stops after the capture in hand and, if anyone still reads,
  * answers a `result` with `cancelled: true`.
  */
 export async function handleReplayStreamRequest(
@@ -65,10 +67,10 @@ export async function handleReplayStreamRequest(
       }
     };
 
-    // The plan (or an early end) decides the answer's status; until then nothing is streamed.
-    let planned!: () => void;
+    // The first event (or an early end) decides the answer's status; until then nothing is streamed.
+    let said!: () => void;
     const started = new Promise<void>((resolve) => {
-      planned = resolve;
+      said = resolve;
     });
     const replay = replayTrackerWithinLimit(
       db,
@@ -76,9 +78,12 @@ export async function handleReplayStreamRequest(
       {
         onPlan: (plan) => {
           send({ type: "plan", plan });
-          planned();
+          said();
         },
-        onProgress: (done, total) => send({ type: "progress", done, total }),
+        onProgress: (done, total) => {
+          send({ type: "progress", done, total });
+          said();
+        },
         signal,
       },
     );
@@ -87,7 +92,8 @@ export async function handleReplayStreamRequest(
       (error: unknown) => ({ ok: false as const, error }),
     );
     const first = await Promise.race([started.then(() => null), outcome]);
-    if (first && !first.ok) throw first.error; // refused before the plan: an ordinary error response
+    if (first && !first.ok) throw first.error; // refused before a word: an ordinary error response
+    // A result without a plan event (nothing was heard): the plan still comes first.
     if (first?.ok && early.length === 0) send({ type: "plan", plan: first.result.plan });
 
     const stream = new ReadableStream<Uint8Array>({

@@ -164,12 +164,12 @@ describe("POST /api/v1/trackers/{id}/replay (API token)", () => {
     expect(body.counts.replayedMaterial).toBe(body.counts.recordedMaterial);
   });
 
-  it("planOnly counts the captures of the period and judges nothing", async () => {
+  it("planOnly counts the captures of the period and makes no model call", async () => {
     const res = await rest(`/trackers/${trackerId}/replay`, { planOnly: true });
     const body = (await res.json()) as TReplayResult;
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.plan).toMatchObject({ captures: 4, modelCallsNeeded: 0, modelAvailable: false });
-    expect(body.replayed).toEqual([]);
+    expect(body.modelCalls).toBe(0);
     // A period before any capture holds none.
     const empty = (await (
       await rest(`/trackers/${trackerId}/replay`, { planOnly: true, to: "2000-01-01" })
@@ -221,22 +221,23 @@ describe("tRPC tracker.replayPlan / replay", () => {
 });
 
 describe("POST /api/trackers/[trackerId]/replay (the page's stream)", () => {
-  it("streams the plan, a progress line per capture, then the result", async () => {
+  it("streams a progress line per capture, then the plan, then the result", async () => {
     const res = await stream(trackerId, {});
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/application\/x-ndjson/);
     const events = await readEvents(res);
-    expect(events[0]).toMatchObject({ type: "plan", plan: { captures: 4 } });
-    const progress = events.filter((e) => e.type === "progress");
-    expect(progress.map((e) => e.type === "progress" && [e.done, e.total])).toEqual([
-      [1, 4],
-      [2, 4],
-      [3, 4],
-      [4, 4],
+    // Code rules only: one pass over the captures (which counts what would need the model), its plan, the result.
+    expect(events.map((e) => (e.type === "progress" ? `${e.done}/${e.total}` : e.type))).toEqual([
+      "1/4",
+      "2/4",
+      "3/4",
+      "4/4",
+      "plan",
+      "result",
     ]);
+    expect(events.find((e) => e.type === "plan")).toMatchObject({ plan: { captures: 4, modelCallsNeeded: 0 } });
     const last = events.at(-1);
-    expect(last?.type).toBe("result");
-    if (last?.type !== "result") return;
+    if (last?.type !== "result") throw new Error("no result");
     expect(last.result.removed.sort()).toEqual([...materialRuns].sort());
     expect(last.result.cancelled).toBe(false);
   });
@@ -245,7 +246,7 @@ describe("POST /api/trackers/[trackerId]/replay (the page's stream)", () => {
     const abort = new AbortController();
     const res = await stream(trackerId, {}, { signal: abort.signal });
     expect(res.status).toBe(200);
-    // The answer starts once the plan is known; the person presses Cancel at once.
+    // The answer starts with the first capture's progress; the person presses Cancel at once.
     abort.abort();
     const events = await readEvents(res);
     const done = events.filter((e) => e.type === "progress").map((e) => (e.type === "progress" ? e.done : 0));
