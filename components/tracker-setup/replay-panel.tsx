@@ -264,7 +264,7 @@ function ReplayComparison({
   return (
     <div className="mt-4 space-y-3" data-testid="replay-result">
       <p role="status" className="text-sm font-medium" data-testid="replay-summary">
-        {result.summary}
+        {sentenceCase(result.summary)}
       </p>
       <p className="text-xs text-stone-600 dark:text-stone-400" data-testid="replay-counts">
         {countsSentence(result)}
@@ -379,4 +379,9 @@ function ReplayCell({
       )}
     </div>
   );
+}
+
+/** "would have recorded…" → "Would have recorded…" (the engine's sentence reads inside others too). */
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

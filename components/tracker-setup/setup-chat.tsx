@@ -284,7 +284,12 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
             {lock.isPending ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
           </button>
         ) : null}
-        {savedDraft?.trackerId && editedFrom !== null && !locked ? (
+        {savedDraft?.trackerId && !locked ? <SetupContextFiles trackerId={savedDraft.trackerId} /> : null}
+      </div>
+      {/* Revising a locked tracker: replay the draft over the stored history. Below the card, across the whole
+          width on a wide screen, so the two timelines have room side by side. */}
+      {savedDraft?.trackerId && editedFrom !== null && !locked ? (
+        <div className="lg:col-span-5">
           <ReplayPanel
             trackerId={savedDraft.trackerId}
             lockedVersion={editedFrom}
@@ -293,9 +298,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
             aiOn={aiOn}
             disabled={busy}
           />
-        ) : null}
-        {savedDraft?.trackerId && !locked ? <SetupContextFiles trackerId={savedDraft.trackerId} /> : null}
-      </div>
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { site } from "./fixtures";
  * Replay over history (issue 18), rules mode: a tracker with a few stored captures (the fixture site stepped through
  * prices, refreshed through the public API), then Edit definition → a stricter threshold on the card → Run replay:
  * the side-by-side shows what v1 recorded beside what the draft v2 would have, with the counts sentence and the
- * removed entries labelled in words. Then lock v2 and take the optional "re-judge stored history".
+ * removed and changed entries labelled in words. Then lock v2 and take the optional "re-judge stored history".
  */
 const shop = (price: string) =>
   `<!doctype html><html><head><title>Acme pricing</title></head><body><main><h1>Pricing</h1>
@@ -81,23 +81,30 @@ test("edit a definition, replay it over the stored history, read the side by sid
 
   await stricterThreshold(page);
 
-  // Run (from the keyboard): the two material entries v1 recorded are gone under v2.
+  // Run (from the keyboard). Under 20 % of the $100 baseline, 90 and 88 are noise and 80 (−20 %) is material:
+  // v1's first cut is removed, its second changes (from 90 → 80 to 100 → 80).
   await panel.getByTestId("replay-run").focus();
   await page.keyboard.press("Enter");
-  await expect(panel.getByTestId("replay-summary")).toContainText("0 material changes instead of 2");
-  await expect(panel.getByTestId("replay-counts")).toContainText("0 added, 2 removed");
+  await expect(panel.getByTestId("replay-summary")).toContainText(
+    "Would have recorded 1 material change instead of 2; would have missed: price 100→90",
+  );
+  await expect(panel.getByTestId("replay-counts")).toContainText("0 added, 1 removed, 1 changed");
   const removed = panel.locator('[data-testid="replay-row"][data-diff="removed"]');
-  await expect(removed).toHaveCount(2);
-  await expect(removed.first().getByTestId("replay-diff-label")).toHaveText("Removed by the draft");
-  await expect(removed.first().getByTestId("replay-recorded")).toContainText("100.0 → 90.0");
-  await expect(removed.first().getByTestId("replay-replayed")).toContainText("Would not be recorded");
+  await expect(removed).toHaveCount(1);
+  await expect(removed.getByTestId("replay-diff-label")).toHaveText("Removed by the draft");
+  await expect(removed.getByTestId("replay-recorded")).toContainText("100.0 → 90.0");
+  await expect(removed.getByTestId("replay-replayed")).toContainText("Would not be recorded");
+  const changed = panel.locator('[data-testid="replay-row"][data-diff="changed"]');
+  await expect(changed.getByTestId("replay-diff-label")).toHaveText("Changed");
+  await expect(changed.getByTestId("replay-recorded")).toContainText("90.0 → 80.0");
+  await expect(changed.getByTestId("replay-replayed")).toContainText("100.0 → 80.0");
   await expect(panel.getByText("Recorded (v1)").first()).toBeVisible();
   await expect(panel.getByText("Draft would record (v2)").first()).toBeVisible();
 
   // On a phone the columns stack, each cell naming its column.
   await page.setViewportSize({ width: 390, height: 844 });
-  const recorded = removed.first().getByTestId("replay-recorded");
-  const replayed = removed.first().getByTestId("replay-replayed");
+  const recorded = removed.getByTestId("replay-recorded");
+  const replayed = removed.getByTestId("replay-replayed");
   const [a, b] = [await recorded.boundingBox(), await replayed.boundingBox()];
   expect(a && b && b.y >= a.y + a.height - 1).toBe(true);
   await expect(recorded.getByText("Recorded (v1)")).toBeVisible();
