@@ -144,6 +144,8 @@ export default defineConfig({
         AI_PROVIDER: "openai-compatible",
         OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
         AI_MODEL: "fixture-model",
+        // Context files are embedded by the fixture server's /v1/embeddings (hashed words), so retrieval is hybrid.
+        AI_EMBEDDING_MODEL: "fixture-embedding",
         // The fixture model server ignores it; it is here so the log scan can prove it is never printed.
         OPENAI_API_KEY: SENTINELS.OPENAI_API_KEY,
       },

@@ -32,6 +32,14 @@ export function contextFileKindOf(fileName: string): TContextFileKind | null {
   return ext ? (CONTEXT_FILE_EXTENSIONS[ext] ?? null) : null;
 }
 
+/**
+ * Embeddings for hybrid retrieval: `off` — no embedding model configured (full-text search only); `pending` — being
+ * embedded; `ready` — full text and vectors; `failed` — full text only (the file is stored and searchable).
+ */
+export const CONTEXT_EMBEDDING_STATUSES = ["off", "pending", "ready", "failed"] as const;
+export const ZContextEmbeddingStatusSchema = z.enum(CONTEXT_EMBEDDING_STATUSES);
+export type TContextEmbeddingStatus = z.infer<typeof ZContextEmbeddingStatusSchema>;
+
 export const ZContextFileViewSchema = z.object({
   id: z.string(),
   trackerId: z.string(),
@@ -39,6 +47,8 @@ export const ZContextFileViewSchema = z.object({
   kind: ZContextFileKindSchema,
   size: z.number().int().describe("Bytes as uploaded"),
   status: z.enum(["indexed"]).describe("indexed: its text is chunked and searchable"),
+  embeddingStatus: ZContextEmbeddingStatusSchema,
+  embeddingError: z.string().nullable().describe("Why embedding failed, when it did"),
   units: z.number().int().describe("Pages (PDF), rows (CSV) or lines"),
   chunkCount: z.number().int(),
   createdAt: z.date(),

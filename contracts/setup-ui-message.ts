@@ -51,7 +51,12 @@ export type TSetupDraftData = z.infer<typeof ZSetupDraftDataSchema>;
 /** Data part schemas by name (`data-<name>` on the wire); used to validate stored and streamed messages. */
 export const setupDataSchemas = {
   /** The one real sample read when the target was bound (its structured document). */
-  sample: z.object({ target: z.string(), document: z.unknown() }),
+  sample: z.object({
+    target: z.string(),
+    document: z.unknown(),
+    /** The draft tracker the binding created, so files can be attached before the first draft; absent before. */
+    trackerId: z.string().optional(),
+  }),
   draft: ZSetupDraftDataSchema,
   /** A problem reported by code (unreachable page, invalid draft, failed turn); shown as an error bubble. */
   error: z.object({ message: z.string() }),

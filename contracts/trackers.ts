@@ -162,7 +162,14 @@ export const ZGetTrackerResponseSchema = z.object({
   versions: z.array(ZDefinitionVersionWithChangesSchema),
 });
 
-export const ZTrackerOverviewSchema = ZGetTrackerResponseSchema.extend({ state: ZTrackerStateSchema.nullable() });
+/** What the tracker stores for replaying definition edits (issue 18): captures and their compressed bytes. */
+export const ZStoredHistorySchema = z.object({ captures: z.number().int(), bytes: z.number().int() });
+export type TStoredHistory = z.infer<typeof ZStoredHistorySchema>;
+
+export const ZTrackerOverviewSchema = ZGetTrackerResponseSchema.extend({
+  state: ZTrackerStateSchema.nullable(),
+  storedHistory: ZStoredHistorySchema,
+});
 
 export const ZTrackerStateRequestSchema = ZTrackerIdRequestSchema;
 export const ZTrackerStateResponseSchema = z.object({ trackerId: z.string(), state: ZTrackerStateSchema.nullable() });

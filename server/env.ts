@@ -128,6 +128,11 @@ const ZEnvObjectSchema = z.object({
    * (RunDailyStat) and deleted with their usage-ledger rows; runs the timeline references and failed runs are kept.
    */
   RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  /**
+   * Retention of captures (issue 18: replay's input): captures last seen within this many days are all kept; older
+   * ones no kept change references are thinned to the last of each day per entity (each entity's latest always stays).
+   */
+  CAPTURE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
 
   /**
    * Costly endpoints are rate-limited per person (DESIGN §9), counted in the database so every instance shares

@@ -57,6 +57,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
   const [input, setInput] = useState("");
   const [progress, setProgress] = useState<string | null>(null);
   const [savedDraft, setSavedDraft] = useState<TSavedDraft | null>(initial?.draft ?? null);
+  // Known once the page is bound (the sample part names it), so files can be attached before the first draft.
+  const [trackerId, setTrackerId] = useState<string | null>(initial?.trackerId ?? initial?.draft?.trackerId ?? null);
   const [notice, setNotice] = useState<{ tone: "info" | "error"; text: string } | null>(
     initialNotice ? { tone: "info", text: initialNotice } : null,
   );
@@ -66,6 +68,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
   const start = useMutation(trpc.setup.start.mutationOptions());
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
+  const applyContextFiles = useMutation(trpc.setup.applyContextFiles.mutationOptions());
 
   // The conversation is created on the first send (once, even if sends race) and kept addressable.
   const session = useRef<{ id: string | null; starting?: Promise<string> }>({ id: initial?.sessionId ?? null });
@@ -102,10 +105,13 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     messageMetadataSchema: ZSetupMetadataSchema,
     onData: (part) => {
       if (part.type === "data-status") setProgress(part.data.text);
-      else if (part.type === "data-sample") setProgress(null);
-      else if (part.type === "data-draft" && part.data.status === "saved") {
-        const { view, version, definition, scheduleMinutes, trackerId } = part.data;
-        setSavedDraft({ view, version, definition, scheduleMinutes, trackerId });
+      else if (part.type === "data-sample") {
+        setProgress(null);
+        if (part.data.trackerId) setTrackerId(part.data.trackerId);
+      } else if (part.type === "data-draft" && part.data.status === "saved") {
+        const { view, version, definition, scheduleMinutes, trackerId: draftTracker } = part.data;
+        setSavedDraft({ view, version, definition, scheduleMinutes, trackerId: draftTracker });
+        if (draftTracker) setTrackerId(draftTracker);
       } else if (part.type === "data-locked") {
         router.push(afterLockHref(part.data.trackerId, editedFrom, part.data.version));
       }
@@ -137,6 +143,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
         const next = toSetupSnapshot(state);
         setMessages(next.messages);
         setSavedDraft(next.draft);
+        setTrackerId(next.trackerId);
       },
       [initialCount, setMessages],
     ),
@@ -162,6 +169,21 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     if (!session.current.id) throw new Error("There is no conversation to save this draft to yet.");
     setSavedDraft(await saveDraft.mutateAsync({ sessionId: session.current.id, definition }));
   };
+
+  // Files attached while drafting: the draft takes them in now (a stated "our price is 10.00" → a rule on the card).
+  const applyFiles = applyContextFiles.mutateAsync;
+  const onFilesAttached = useCallback(async () => {
+    if (!session.current.id) return;
+    try {
+      const applied = await applyFiles({ sessionId: session.current.id });
+      if (applied) {
+        setSavedDraft(applied.draft);
+        setNotice({ tone: "info", text: applied.said.join(" ") });
+      }
+    } catch (e) {
+      setNotice({ tone: "error", text: e instanceof Error ? e.message : String(e) });
+    }
+  }, [applyFiles]);
 
   const onLock = async () => {
     if (!session.current.id) return;
@@ -284,7 +306,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
             {lock.isPending ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
           </button>
         ) : null}
-        {savedDraft?.trackerId && !locked ? <SetupContextFiles trackerId={savedDraft.trackerId} /> : null}
+        {!locked ? <SetupContextFiles trackerId={trackerId} busy={busy} onAttached={onFilesAttached} /> : null}
       </div>
       {/* Revising a locked tracker: replay the draft over the stored history. Below the card, across the whole
           width on a wide screen, so the two timelines have room side by side. */}

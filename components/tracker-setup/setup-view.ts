@@ -25,6 +25,8 @@ export type TSetupSnapshot = {
   draft: TSavedDraft | null;
   /** The version in force when this is an edit of a locked tracker (vN; the draft is vN+1), else null. */
   lockedVersion: number | null;
+  /** The draft tracker once the page is bound (context files attach to it), even before a draft. */
+  trackerId: string | null;
 };
 
 export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
@@ -43,6 +45,7 @@ export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
         }
       : null,
     lockedVersion: state.tracker?.lockedVersion ?? null,
+    trackerId: state.tracker?.id ?? null,
   };
 }
 

@@ -5,18 +5,37 @@ import { type DragEvent, useId, useRef, useState } from "react";
 import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary } from "@/components/ui/button-styles";
-import { CONTEXT_FILE_ACCEPT, formatFileSize, type TContextFileView } from "@/contracts/context-files";
+import {
+  CONTEXT_FILE_ACCEPT,
+  formatFileSize,
+  type TContextEmbeddingStatus,
+  type TContextFileView,
+} from "@/contracts/context-files";
 import { uploadContextFile } from "./upload-context-file";
 
 const KIND_LABELS = { text: "Text", markdown: "Markdown", csv: "CSV", pdf: "PDF", docx: "Word" } as const;
 const UNIT_LABELS = { text: "lines", markdown: "lines", csv: "rows", pdf: "pages", docx: "lines" } as const;
+/** Embeddings beside full text (hybrid retrieval); nothing is said when no embedding model is configured. */
+const EMBEDDING_LABELS: Record<TContextEmbeddingStatus, string> = {
+  off: "",
+  pending: "embedding…",
+  ready: "embedded",
+  failed: "embeddings failed",
+};
 
 /**
  * The tracker page's "Context files" (DESIGN §3, issue 16): the person's own documents the judge consults — attach
  * (picker, or drop a file on the area), see each file's size, type, indexing state and how many changes cited it,
  * replace or delete (each after a confirmation). Errors from the upload are shown as the server words them.
  */
-export function ContextFiles({ trackerId }: { trackerId: string }) {
+export function ContextFiles({
+  trackerId,
+  onChanged,
+}: {
+  trackerId: string;
+  /** After a file was attached or replaced (the setup chat lets the draft take it in). */
+  onChanged?: () => Promise<void>;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.contextFile.list.queryOptions({ trackerId }));
@@ -43,8 +62,13 @@ export function ContextFiles({ trackerId }: { trackerId: string }) {
     setBusy(target ? `Replacing ${target.name}…` : `Reading and indexing ${file.name}…`);
     try {
       const result = await uploadContextFile(trackerId, file, target?.id);
-      setNotice(`${result.file.name} ${result.replaced ? "replaced and re-indexed" : "attached and indexed"}.`);
+      const embedding =
+        result.file.embeddingStatus === "failed" ? " Embedding failed, so it is searched by its words only." : "";
+      setNotice(
+        `${result.file.name} ${result.replaced ? "replaced and re-indexed" : "attached and indexed"}.${embedding}`,
+      );
       await refresh();
+      await onChanged?.();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -139,8 +163,20 @@ export function ContextFiles({ trackerId }: { trackerId: string }) {
               <div className="font-medium break-all">{file.name}</div>
               <div className="text-xs text-stone-600 dark:text-stone-400">
                 {KIND_LABELS[file.kind]} · {formatFileSize(file.size)} · {file.units} {UNIT_LABELS[file.kind]} ·{" "}
-                <span data-testid="context-file-state">{file.status}</span> · added <LocalTime value={file.updatedAt} />
+                <span data-testid="context-file-state">{file.status}</span>
+                {EMBEDDING_LABELS[file.embeddingStatus] ? (
+                  <span data-testid="context-file-embeddings" data-embeddings={file.embeddingStatus}>
+                    {" "}
+                    · {EMBEDDING_LABELS[file.embeddingStatus]}
+                  </span>
+                ) : null}{" "}
+                · added <LocalTime value={file.updatedAt} />
               </div>
+              {file.embeddingStatus === "failed" ? (
+                <div className="text-xs text-amber-800 dark:text-amber-300" data-testid="context-file-embedding-error">
+                  {file.embeddingError ?? "Embedding failed."} Searched by its words only; replace the file to retry.
+                </div>
+              ) : null}
               <div className="text-xs text-stone-600 dark:text-stone-400" data-testid="context-file-cited">
                 {file.citedBy === 0 ? (
                   "Not cited yet"

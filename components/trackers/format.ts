@@ -42,3 +42,23 @@ export function formatDaysUntil(value: Date, asOf: Date): string {
   if (days <= 0) return "within a day";
   return days === 1 ? "in 1 day" : `in ${days} days`;
 }
+
+/** A byte count for people, in decimal units like file sizes elsewhere: "900 B", "4.2 KB", "212 KB", "1.3 MB". */
+export function formatBytes(bytes: number): string {
+  const units = ["KB", "MB", "GB", "TB"];
+  if (bytes < 1000) return `${Math.max(0, Math.round(bytes))} B`;
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 999.5 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value < 9.95 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** The tracker page's stored-history line (issue 18): how much it keeps for replaying definition edits. */
+export function describeStoredHistory(history: { captures: number; bytes: number }): string {
+  if (history.captures === 0) return "No stored history yet";
+  const noun = history.captures === 1 ? "capture" : "captures";
+  return `Stored history: ${history.captures} ${noun} · ${formatBytes(history.bytes)} (for replaying definition edits)`;
+}

@@ -11,7 +11,7 @@ import { RejudgedHistory } from "@/components/timeline/rejudged-history";
 import { TimelineList } from "@/components/timeline/timeline-list";
 import { ContextFiles } from "./context-files";
 import { CurrentState } from "./current-state";
-import { formatSchedule } from "./format";
+import { describeStoredHistory, formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
 import { RefreshNow } from "./refresh-now";
 import { RejudgeOffer } from "./rejudge-offer";
@@ -63,7 +63,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
       </p>
     );
   }
-  const { tracker, definition, versions, state } = overview.data;
+  const { tracker, definition, versions, state, storedHistory } = overview.data;
   const canRefresh = tracker.status !== "archived" && tracker.lockedVersion !== null;
   const fields = definition?.fields ?? [];
   const formats = Object.fromEntries(fields.map((f) => [f.name, f.format]));
@@ -130,6 +130,14 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
           </Card>
           <Card title="Runs" testId="tracker-runs">
             <RunsLog trackerId={tracker.id} />
+            {/* What replay can run a definition edit over (issue 18); retention thins it (README "Retention"). */}
+            <p
+              data-testid="stored-history"
+              data-captures={storedHistory.captures}
+              className="mt-3 text-xs break-words text-stone-600 dark:text-stone-400"
+            >
+              {describeStoredHistory(storedHistory)}
+            </p>
           </Card>
         </div>
         <div className="min-w-0 space-y-6 lg:col-start-3 lg:row-start-2">

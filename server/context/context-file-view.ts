@@ -9,6 +9,8 @@ export const CONTEXT_FILE_VIEW_SELECT = {
   kind: true,
   size: true,
   status: true,
+  embeddingStatus: true,
+  embeddingError: true,
   units: true,
   chunkCount: true,
   createdAt: true,

@@ -5,12 +5,14 @@ import {
   formatFileSize,
   type TContextFileView,
 } from "@/contracts/context-files";
+import { getEmbeddingModel, type TEmbeddingModel } from "../ai";
 import type { TDb } from "../db";
 import { AppError } from "../errors";
 import { sanitizeText } from "../lib/sanitize-text";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { CONTEXT_FILE_VIEW_SELECT, citationCounts, toContextFileView } from "./context-file-view";
 import { contextLimitsFromEnv, type TContextLimits } from "./context-limits";
+import { embedContextFile } from "./embed-context-file";
 import { extractText } from "./extract-text";
 import { assertOwnedTracker } from "./owned-tracker";
 
@@ -23,6 +25,8 @@ export type TSaveContextFileInput = {
   /** Replace this file (re-index it): its row keeps its id, its chunks are rebuilt. */
   replaceFileId?: string | null;
   limits?: TContextLimits;
+  /** The embedding model (default: the configured one; null: full-text only). */
+  embeddingModel?: TEmbeddingModel | null;
 };
 
 const MAX_NAME_CHARS = 200;
@@ -30,7 +34,9 @@ const MAX_NAME_CHARS = 200;
 /**
  * Attaches a file to the person's tracker, or replaces one: checks (size, kind, count), extracts and chunks the text,
  * then writes the file and its chunks in ONE transaction — an upload that fails anywhere stores nothing, a replace
- * that fails leaves the old file as it was. The chunks' full-text vectors are computed by the database.
+ * that fails leaves the old file as it was. The chunks' full-text vectors are computed by the database. Then, when an
+ * embedding model is configured, the chunks are embedded (embedContextFile) — outside that transaction, so an
+ * embedding failure leaves the file stored, searchable by full text, and marked `failed`.
  */
 export async function saveContextFile(
   db: TDb,
@@ -57,6 +63,7 @@ export async function saveContextFile(
   await assertOwnedTracker(db, input);
 
   const extracted = await extractText(kind, name, input.bytes, limits.maxTextChars);
+  const embeddingModel = input.embeddingModel === undefined ? getEmbeddingModel() : input.embeddingModel;
   const sha256 = createHash("sha256").update(input.bytes).digest("hex");
   const fields = {
     name,
@@ -69,6 +76,10 @@ export async function saveContextFile(
     units: extracted.units,
     chunkCount: extracted.chunks.length,
     status: "indexed",
+    // A replace drops the old vectors with the old chunks; the new ones are embedded below.
+    embeddingStatus: embeddingModel ? "pending" : "off",
+    embeddingModel: null,
+    embeddingError: null,
   };
   const owner = { userId: input.userId, trackerId: input.trackerId };
 
@@ -107,8 +118,13 @@ export async function saveContextFile(
       });
       return tx.contextFile.findUniqueOrThrow({ where: { id: fileId }, select: CONTEXT_FILE_VIEW_SELECT });
     });
+    const embedded = embeddingModel
+      ? await embedContextFile(db, { ...owner, fileId: saved.id, model: embeddingModel }).then(() =>
+          db.contextFile.findFirst({ where: { id: saved.id, ...owner }, select: CONTEXT_FILE_VIEW_SELECT }),
+        )
+      : saved;
     const cited = await citationCounts(db, { ...owner, fileIds: [saved.id] });
-    return { file: toContextFileView(saved, cited.get(saved.id)), replaced: Boolean(input.replaceFileId) };
+    return { file: toContextFileView(embedded ?? saved, cited.get(saved.id)), replaced: Boolean(input.replaceFileId) };
   } catch (error) {
     // Two uploads of one name at once: the unique index decides.
     if (isUniqueViolation(error)) throw nameTaken(name);

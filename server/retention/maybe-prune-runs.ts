@@ -2,19 +2,24 @@ import type { TDb } from "../db";
 import { getEnv } from "../env";
 import { createThrottledJob } from "../lib/throttled-job";
 import type { TLogger } from "../logger";
-import { pruneRefreshRuns, type TPruneOptions, type TPruneResult } from "./prune-refresh-runs";
+import { type TThinCapturesResult, thinCaptures } from "../timeline";
+import { pruneRefreshRuns, type TPruneOptions, type TPruneResult, vacuumIfNoAutovacuum } from "./prune-refresh-runs";
 
 export const PRUNE_INTERVAL_MS = 60 * 60_000;
 /** After a prune that stopped at its time budget with runs left (a backlog), the next may start this much sooner. */
 const BACKLOG_INTERVAL_DIVISOR = 12;
 
+/** One retention pass: the runs pruned, and the captures thinned (`done` only when both finished). */
+export type TRetentionResult = TPruneResult & { captures: TThinCapturesResult };
+
 export type TRunPruner = {
   /**
-   * Prunes (pruneRefreshRuns) unless this pruner did so less than an interval ago by `now` (a twelfth of it when the
+   * Thins captures (thinCaptures), then prunes runs (pruneRefreshRuns), unless this pruner did so less than an
+   * interval ago by `now` (a twelfth of it when the
    * last prune left a backlog), or is doing so right now. Never throws: a failed prune is logged and tried again
    * after the interval. Null when it did not run.
    */
-  maybePrune(db: TDb, input?: { now?: Date }): Promise<TPruneResult | null>;
+  maybePrune(db: TDb, input?: { now?: Date }): Promise<TRetentionResult | null>;
 };
 
 /**
@@ -24,26 +29,43 @@ export type TRunPruner = {
  */
 export function createRunPruner(
   options: Partial<Pick<TPruneOptions, "retentionDays" | "batchSize" | "budgetMs">> & {
+    /** CAPTURE_RETENTION_DAYS unless given. */
+    captureRetentionDays?: number;
     intervalMs?: number;
     log?: TLogger;
   } = {},
 ): TRunPruner {
   const intervalMs = options.intervalMs ?? PRUNE_INTERVAL_MS;
-  const job = createThrottledJob<TDb, TPruneResult>({
+  const limits = {
+    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+    ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
+  };
+  const job = createThrottledJob<TDb, TRetentionResult>({
     component: "retention",
     failureMessage: "pruning refresh runs failed",
     intervalMs,
     // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
     backlogIntervalMs: intervalMs / BACKLOG_INTERVAL_DIVISOR,
-    run: (db, now) =>
-      pruneRefreshRuns(db, {
+    run: async (db, now) => {
+      // Captures first: a run whose capture goes is then an ordinary unchanged check the same pass may prune.
+      const captures = await thinCaptures(db, {
+        now,
+        retentionDays: options.captureRetentionDays ?? getEnv().CAPTURE_RETENTION_DAYS,
+        ...limits,
+      });
+      const runs = await pruneRefreshRuns(db, {
         now,
         retentionDays: options.retentionDays ?? getEnv().RUN_RETENTION_DAYS,
-        ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-        ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
-      }),
+        ...limits,
+      });
+      // The prune vacuums its own tables where nothing else does; the deleted captures' space too.
+      const vacuumed = captures.captures > 0 && (await vacuumIfNoAutovacuum(db, ["Capture", "RefreshRun"]));
+      return { ...runs, vacuumed: runs.vacuumed || vacuumed, done: runs.done && captures.done, captures };
+    },
     report: (result, log) => {
-      if (result.runs > 0) log.info("pruned refresh runs", { ...result });
+      const { captures, ...runs } = result;
+      if (runs.runs > 0) log.info("pruned refresh runs", { ...runs });
+      if (captures.captures > 0) log.info("thinned captures", { ...captures });
     },
     ...(options.log ? { log: options.log } : {}),
   });
@@ -52,7 +74,7 @@ export function createRunPruner(
 
 const processPruner = createRunPruner();
 
-/** The process's pruner (at most hourly): the maintenance hook of the cron route and the worker calls this. */
-export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TPruneResult | null> {
+/** The process's retention pass (at most hourly): the maintenance hook of the cron route and the worker calls this. */
+export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TRetentionResult | null> {
   return processPruner.maybePrune(db, input);
 }

@@ -30,8 +30,9 @@ const DAY_MS = 86_400_000;
  * — completed runs whose page had not changed, and runs skipped because another refresh was in flight — together
  * with their usage-ledger rows (CapabilityCall, by cascade). Their counts, model use and ledger sums are added to
  * RunDailyStat per tracker per UTC day of `createdAt`, which the token budget and "usage this month" add to the runs
- * still stored, so no total changes. Runs with a timeline entry, baseline/noise/notable/material and failed runs,
- * and unfinished ones are kept.
+ * still stored, so no total changes. Runs with a timeline or re-judged entry, baseline/noise/notable/material and
+ * failed runs, unfinished ones, and runs that still link a capture (a page re-read under a new document format is
+ * "unchanged" but stores what it saw; server/timeline/captures/thin-captures.ts decides when that goes) are kept.
  *
  * Each batch is ONE statement (see `pruneBatchSql`): deleting, reading the ledger and adding to the day's row
  * commit together or not at all, so a crash can neither count a run twice nor lose one; concurrent prunes (other
@@ -72,6 +73,10 @@ export function pruneBatchSql(cutoff: Date, batchSize: number): Prisma.Sql {
       WHERE r."createdAt" < ${cutoff}
         AND ((r."status" = 'completed' AND r."outcome" = 'unchanged') OR r."status" = 'skipped')
         AND NOT EXISTS (SELECT 1 FROM "EntityChange" c WHERE c."runId" = r."id")
+        -- Nor one a re-judged entry hangs on (issue 18: lock with history; it would go with the run by cascade).
+        AND NOT EXISTS (SELECT 1 FROM "RejudgedChange" rc WHERE rc."runId" = r."id")
+        -- A run that stored a capture is replay's input (issue 18): it goes only once capture retention dropped it.
+        AND r."captureId" IS NULL
       LIMIT ${batchSize}
       FOR UPDATE OF r SKIP LOCKED
     ), "deleted" AS (
@@ -123,11 +128,17 @@ async function pruneBatch(db: TDb, cutoff: Date, batchSize: number): Promise<num
  * database runs as a single ("standalone") backend with no autovacuum, so without this every pruned run would still
  * take its disk space and the files would keep growing. Plain VACUUM: no exclusive lock, nothing rewritten.
  */
-async function vacuumIfNoAutovacuum(db: TDb): Promise<boolean> {
+export async function vacuumIfNoAutovacuum(
+  db: TDb,
+  tables: readonly TVacuumedTable[] = ["RefreshRun", "CapabilityCall"],
+): Promise<boolean> {
   const [probe] = await db.$queryRaw<{ standalone: boolean }[]>`
     SELECT coalesce((SELECT backend_type = 'standalone backend' FROM pg_stat_activity WHERE pid = pg_backend_pid()),
       false) OR current_setting('autovacuum') = 'off' AS "standalone"`;
   if (!probe?.standalone) return false;
-  await db.$executeRawUnsafe(`VACUUM "RefreshRun", "CapabilityCall"`);
+  await db.$executeRawUnsafe(`VACUUM ${tables.map((t) => `"${t}"`).join(", ")}`);
   return true;
 }
+
+/** The tables retention deletes from (a fixed list: the names go into the statement's text). */
+export type TVacuumedTable = "RefreshRun" | "CapabilityCall" | "Capture";

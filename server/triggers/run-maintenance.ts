@@ -1,7 +1,7 @@
 import type { TDb } from "../db";
 import { createThrottledJob } from "../lib/throttled-job";
 import { runNotifications, type TNotificationsPass } from "../notifications";
-import type { TPruneResult } from "../retention";
+import type { TRetentionResult } from "../retention";
 import { maybePruneRuns } from "../retention";
 import { discardStaleDrafts, type TDiscardStaleDraftsResult } from "../trackers";
 
@@ -23,7 +23,7 @@ export function createStaleDraftsJob(options: { intervalMs?: number } = {}) {
 const staleDrafts = createStaleDraftsJob();
 
 export type TMaintenanceResult = {
-  runs: TPruneResult | null;
+  runs: TRetentionResult | null;
   drafts: TDiscardStaleDraftsResult | null;
   notifications: TNotificationsPass | null;
 };

@@ -1,17 +1,17 @@
 import type { TModelSpend } from "../ai";
-import type { TDb } from "../db";
+import type { TDb, TTx } from "../db";
 
 export type { TModelSpend };
 
-export type TModelUsageKind = "setup" | "enhancement" | "replay";
+export type TModelUsageKind = "setup" | "enhancement" | "replay" | "embedding";
 
 /**
- * Records model calls made outside a refresh run (the setup drafter, the feed enhancement) in the usage ledger,
- * for the monthly token budget and "usage this month" (a refresh records its own on its RefreshRun). Nothing is
- * written when nothing was spent.
+ * Records model calls made outside a refresh run (the setup drafter, the feed enhancement, context-file embeddings,
+ * replays) in the usage ledger, for the monthly token budget and "usage this month" (a refresh records its own on
+ * its RefreshRun). Nothing is written when nothing was spent.
  */
 export async function recordModelUsage(
-  db: TDb,
+  db: TDb | TTx,
   input: { userId: string; trackerId?: string | null; kind: TModelUsageKind; spend: TModelSpend },
 ): Promise<void> {
   const { modelCalls, inputTokens, outputTokens } = input.spend;

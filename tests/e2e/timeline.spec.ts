@@ -67,6 +67,12 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   await expect(page.getByTestId("chart-price")).toHaveAttribute("data-points", "2");
   await expect(page.getByTestId("chart-price").locator('[data-materiality="material"]')).toHaveCount(1);
   await expect(page.getByTestId("run-row")).toHaveCount(2);
+  // Both runs saw new content: two captures kept for replaying definition edits (issue 18).
+  const storedHistory = page.getByTestId("stored-history");
+  await expect(storedHistory).toHaveAttribute("data-captures", "2");
+  await expect(storedHistory).toHaveText(
+    /^Stored history: 2 captures · \d+(\.\d)? (B|KB) \(for replaying definition edits\)$/,
+  );
   await expect(page.getByTestId("state-field-price")).toHaveText("90.0"); // a decimal field keeps its decimal
   const locked = page.getByTestId("locked-definition");
   await expect(locked).toContainText("v1");
@@ -90,6 +96,7 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   await expect(page.getByTestId("chart-price")).toHaveAttribute("data-points", "3");
   await expect(page.getByTestId("run-row")).toHaveCount(3);
   await expect(page.getByTestId("run-row").first()).toContainText("manual");
+  await expect(storedHistory).toHaveAttribute("data-captures", "3");
 
   // Noise: a small rating wobble is not a timeline entry.
   await site.setPage(path, { body: shop("70", "4.4") });

@@ -18,17 +18,20 @@ const byKey = (a: TDayStat, b: TDayStat) => `${a.trackerId} ${a.day}`.localeComp
 
 /**
  * What retention should add to RunDailyStat, computed independently in JS from the rows as they are now: the runs
- * created before `cutoff` that are unchanged checks or skipped and have no timeline entry, with their ledger rows,
+ * created before `cutoff` that are unchanged checks or skipped and have no timeline entry nor capture, with their ledger rows,
  * summed per tracker per UTC day. Also returns the ids of those runs.
  */
 export async function expectedDayStats(db: TDb, cutoff: Date): Promise<{ stats: TDayStat[]; runIds: Set<string> }> {
   const runs = await db.refreshRun.findMany({
     where: { createdAt: { lt: cutoff } },
-    include: { capabilityCalls: true, _count: { select: { changes: true } } },
+    include: { capabilityCalls: true, _count: { select: { changes: true, rejudged: true } } },
   });
   const prunable = runs.filter(
     (r) =>
-      r._count.changes === 0 && ((r.status === "completed" && r.outcome === "unchanged") || r.status === "skipped"),
+      r._count.changes === 0 &&
+      r._count.rejudged === 0 &&
+      r.captureId === null &&
+      ((r.status === "completed" && r.outcome === "unchanged") || r.status === "skipped"),
   );
   const days = new Map<string, TDayStat>();
   for (const r of prunable) {

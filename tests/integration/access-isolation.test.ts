@@ -131,6 +131,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.state": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.saveDraft": { kind: "owned", input: () => ({ sessionId: mine.sessionId, definition: {} }) },
   "setup.lock": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
+  "setup.applyContextFiles": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },
   "system.details": { kind: "own-scope" },

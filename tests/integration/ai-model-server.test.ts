@@ -193,7 +193,7 @@ describe("embeddings", () => {
       values: ["our price is 10.00 EUR", "competitor price is 9.90 EUR", "opening hours on sunday"],
     });
     expect(embeddings).toHaveLength(3);
-    expect(embeddings[0]).toHaveLength(64);
+    expect(embeddings[0]).toHaveLength(256);
     const dot = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * (b[i] ?? 0), 0);
     const [price, competitor, hours] = embeddings as [number[], number[], number[]];
     expect(dot(price, price)).toBeCloseTo(1, 6);
@@ -258,7 +258,7 @@ describe("getModel() with the environment pointing at the fixture (compatible mo
     const model = getEmbeddingModel();
     if (model === null) throw new Error("expected an embedding model");
     const { embedding } = await embed({ model, value: "hello" });
-    expect(embedding).toHaveLength(64);
+    expect(embedding).toHaveLength(256);
     expect(server.requests[0]?.body).toMatchObject({ model: "fixture-embedding" });
   });
 });

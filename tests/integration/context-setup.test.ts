@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveContextFile } from "@/server/context";
 import { refreshTracker } from "@/server/intelligence/refresh";
-import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
+import { applyContextFilesToDraft, createSetupSession, getSetupState } from "@/server/intelligence/setup";
 import { queryTimeline } from "@/server/timeline";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { rivalPage } from "../fixtures/context-example";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { utf8 } from "../helpers/context-fixtures";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { setupTurn } from "../helpers/setup-turn";
+import { dataPart, setupTurn } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -74,5 +74,39 @@ describe("setup proposes a context rule from an attached file", () => {
     const [change] = (await queryTimeline(t.db, { trackerId })).items;
     expect(change?.decisions[field]).toMatchObject({ decidedBy: "code", rule: "context" });
     expect(change?.citations[0]?.quote).toBe(`our ${field.replace(/_/g, " ")} is 10.00 USD`);
+  });
+
+  it("files attached as soon as the page is bound shape the draft at once, without another message", async () => {
+    site.setPage("/setup-rival-early", { body: rivalPage("12.00") });
+    const session = await createSetupSession(t.db, { userId });
+    // Before binding there is no tracker to attach to, and nothing to apply (the page holds the files meanwhile).
+    expect(await applyContextFilesToDraft(t.db, { userId, sessionId: session.id })).toBeNull();
+    const bound = await turn(session.id, `Are we undercut? ${site.urlFor("/setup-rival-early")}`);
+    // The binding says which tracker it created: the card attaches to it as soon as the turn ends.
+    const trackerId = dataPart(bound.reply, "sample")?.trackerId as string;
+    expect(trackerId).toBeTruthy();
+    const drafted = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(drafted.tracker?.id).toBe(trackerId);
+    const field = drafted.draft?.definition.fields.find((f) => f.type === "money")?.name as string;
+    expect(drafted.draft?.definition.contextRules ?? []).toEqual([]);
+    // Nothing attached yet: nothing to apply.
+    expect(await applyContextFilesToDraft(t.db, { userId, sessionId: session.id })).toBeNull();
+
+    await saveContextFile(t.db, {
+      userId,
+      trackerId,
+      name: "price-list.txt",
+      mediaType: "text/plain",
+      bytes: utf8(`our ${field.replace(/_/g, " ")} is 10.00 USD\n`),
+    });
+    const applied = await applyContextFilesToDraft(t.db, { userId, sessionId: session.id });
+    expect(applied?.said.join(" ")).toContain(`so I added ${field}: material when it drops below our_${field}`);
+    expect(applied?.draft.definition.contextRules).toEqual([{ field, value: `our_${field}`, when: "drops_below" }]);
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    expect(state.draft?.definition.contextValues).toEqual([
+      { name: `our_${field}`, label: `our ${field.replace(/_/g, " ")}`, file: "price-list.txt" },
+    ]);
+    // Applied once: a second call finds the rule already there.
+    expect(await applyContextFilesToDraft(t.db, { userId, sessionId: session.id })).toBeNull();
   });
 });

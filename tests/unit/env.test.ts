@@ -16,6 +16,14 @@ describe("parseEnv", () => {
     expect(env.AI_MONTHLY_TOKEN_BUDGET).toBeUndefined();
   });
 
+  it("reads the capture retention period: 90 days by default, at least 1", () => {
+    expect(parseEnv({}).CAPTURE_RETENTION_DAYS).toBe(90);
+    expect(parseEnv({ CAPTURE_RETENTION_DAYS: "30" }).CAPTURE_RETENTION_DAYS).toBe(30);
+    expect(() => parseEnv({ CAPTURE_RETENTION_DAYS: "0" })).toThrow(/CAPTURE_RETENTION_DAYS/);
+    expect(() => parseEnv({ CAPTURE_RETENTION_DAYS: "1.5" })).toThrow(/CAPTURE_RETENTION_DAYS/);
+    expect(() => parseEnv({ CAPTURE_RETENTION_DAYS: "a month" })).toThrow(/CAPTURE_RETENTION_DAYS/);
+  });
+
   it("reads the rate limits and the monthly token budget; 0 turns a limit off, an empty budget is unlimited", () => {
     const env = parseEnv({ RATE_LIMIT_REFRESHES: "0", AI_MONTHLY_TOKEN_BUDGET: "250000" });
     expect(env.RATE_LIMIT_REFRESHES).toBe(0);

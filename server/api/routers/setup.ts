@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getAiStatus } from "@/server/ai";
 import {
+  applyContextFilesToDraft,
   createSetupSession,
   getSetupState,
   listOpenSetupSessions,
@@ -27,6 +28,12 @@ export const setupRouter = createTRPCRouter({
     .input(ZSessionInput.extend({ definition: z.unknown() }))
     .mutation(({ ctx, input }) =>
       saveSetupDraft(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId, definition: input.definition }),
+    ),
+  /** After the setup card attached files: the draft takes them in (a stated "our price is 10.00" → a context rule). */
+  applyContextFiles: protectedProcedure
+    .input(ZSessionInput)
+    .mutation(({ ctx, input }) =>
+      applyContextFilesToDraft(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId }),
     ),
   lock: protectedProcedure
     .input(ZSessionInput)

@@ -1,3 +1,4 @@
+import { describeContextRule, type TContextRule, type TContextValue } from "@/contracts/definition/context-rule-schema";
 import type { TDraftView } from "@/contracts/setup-ui-message";
 import { describeRule, type TMaterialityRule } from "../definition";
 
@@ -38,6 +39,13 @@ export function toDraftView(definition: unknown, target?: { capability: string; 
       return `${field.name}: the agent decides`;
     }
   });
+  // Context rules (issue 16) after the fields' own: "price: material when it drops below our_price (…)".
+  const values = (Array.isArray(d.contextValues) ? d.contextValues : []).filter(isRecord) as TContextValue[];
+  for (const rule of (Array.isArray(d.contextRules) ? d.contextRules : []).filter(isRecord)) {
+    if (typeof rule.field !== "string" || typeof rule.value !== "string") continue;
+    if (rule.when !== "drops_below" && rule.when !== "rises_above") continue;
+    rules.push(describeContextRule(rule as TContextRule, values));
+  }
   const view: TDraftView = {
     fields,
     identity: identityKind ? (IDENTITY_TEXT[identityKind] ?? identityKind) : null,

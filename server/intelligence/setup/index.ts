@@ -1,4 +1,5 @@
 export * from "@/contracts/setup-ui-message";
+export * from "./apply-context-files";
 export * from "./bind-and-sample";
 export * from "./draft-view";
 export * from "./fallback";

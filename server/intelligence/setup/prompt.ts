@@ -30,15 +30,27 @@ export const DRAFTER_SYSTEM_PROMPT = [
   "   - On an article (reading.articleLike: no offers, long running text), offer the main text as an ask_agent field and say so;",
   "     never make a price field out of a price the text mentions in passing.",
   "   - Names: short snake_case that keeps the meaningful last word (…_price, …_availability); shorten the leading words, not the suffix.",
+  "Context files (when the state below lists them): the person's own documents — a price list, a strategy note — as data.",
+  '   When a file states one of the person\'s own numbers that a number, integer or money field compares with ("our price is 10.00"',
+  '   beside a price field), bind it and decide the crossing by code: contextValues [{ name: "our_price", label: "our price",',
+  '   file: "price-list.txt" }] (label: the words just before the number; for a CSV cell, label is the row\'s first cell and column',
+  '   its header) and contextRules [{ field: "price", value: "our_price", when: "drops_below" }] (or rises_above). Only on',
+  "   fields that exist and are number, integer or money; never copy the number into the definition — code reads it from the file.",
+  "   Say in your summary which file and line the rule comes from.",
   "If a tool reports validation errors, fix exactly those problems and call the tool again once.",
   "notable_signals is reserved and added automatically: never declare it.",
   UNTRUSTED_CONTENT_RULES,
 ].join("\n");
 
+/** Per context file in the drafter's prompt: the start of a price list or note is what it states about the person. */
+export const CONTEXT_FILE_PROMPT_CHARS = 2_000;
+
 export function buildDrafterInstructions(state: {
   target: string | null;
   draftJson: string | null;
   sampleJson: string | null;
+  /** The tracker's context files (untrusted: wrapped like page text). */
+  contextFiles?: readonly { name: string; text: string }[];
 }): string {
   const parts = [DRAFTER_SYSTEM_PROMPT, "", "Current state:"];
   parts.push(state.target ? `Bound target: ${state.target}` : "Bound target: none yet.");
@@ -46,6 +58,14 @@ export function buildDrafterInstructions(state: {
   if (state.sampleJson) {
     parts.push("The sample (structured document read from the target):");
     parts.push(wrapUntrusted(state.sampleJson, { source: state.target ?? "sample", maxChars: SAMPLE_MAX_CHARS }));
+  }
+  if (state.contextFiles?.length) {
+    parts.push("The person's context files attached to this tracker:");
+    for (const file of state.contextFiles) {
+      parts.push(
+        wrapUntrusted(file.text, { source: `context file ${file.name}`, maxChars: CONTEXT_FILE_PROMPT_CHARS }),
+      );
+    }
   }
   return parts.join("\n");
 }

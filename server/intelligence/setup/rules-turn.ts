@@ -1,14 +1,13 @@
 import { messageText } from "@/contracts/setup-ui-message";
 import type { TCapabilityConfig } from "../../capabilities";
-import { listContextTexts } from "../../context";
 import type { TDb } from "../../db";
 import type { TTrackerDefinition } from "../definition";
 import { applyChatEdits } from "./apply-chat-edits";
+import { applyContextFilesToDraft } from "./apply-context-files";
 import { bindAndSample } from "./bind-and-sample";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { parseChatEdits } from "./parse-chat-edit";
-import { proposeContextRules } from "./propose-context-rules";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
@@ -64,7 +63,7 @@ export async function runRulesTurn(
       config: input.config,
     });
     if (!bound.ok) return reply.error(`${bound.message} Send another address when you are ready.`);
-    reply.sample(target.label, bound.sample.results.document ?? bound.sample.results);
+    reply.sample(target.label, bound.sample.results.document ?? bound.sample.results, bound.trackerId);
     const { definition, notes } = draftWithNotes(target.capability, bound.sample.results, {
       decision,
       reading: bound.sample.reading,
@@ -83,16 +82,10 @@ export async function runRulesTurn(
   }
   // Files attached while drafting: a stated "our price is 10.00" becomes a context rule on the card (issue 16).
   // Said before anything else in this turn, so the person sees it before locking.
-  if (state.draft) {
-    const proposed = proposeContextRules(
-      state.draft.definition,
-      await listContextTexts(db, { userId, trackerId: state.tracker.id }),
-    );
-    if (proposed) {
-      const saved = await saveSetupDraft(db, { userId, sessionId, definition: proposed.definition });
-      reply.draftSaved(saved);
-      return reply.say([...proposed.said, "Press Lock when the card looks right."].join(" "));
-    }
+  const fromFiles = await applyContextFilesToDraft(db, { userId, sessionId, state });
+  if (fromFiles) {
+    reply.draftSaved(fromFiles.draft);
+    return reply.say([...fromFiles.said, "Press Lock when the card looks right."].join(" "));
   }
   if (APPROVAL.test(text)) {
     if (!state.draft) return reply.say("There is no draft to lock yet.", "info");

@@ -3,10 +3,13 @@ import { messageText, type TSetupUIMessage } from "@/contracts/setup-ui-message"
 import type { TLanguageModel } from "../../ai";
 import { wrapUntrusted } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
+import { listContextTexts } from "../../context";
 import type { TDb } from "../../db";
 import { toPublicError } from "../../errors";
 import { parseDefinition } from "../definition";
+import { applyContextFilesToDraft } from "./apply-context-files";
 import { bindAndSample, type TSetupSample } from "./bind-and-sample";
+import { checkContextValues } from "./check-context-values";
 import { checkDraftAnchors } from "./check-draft-anchors";
 import { toDraftView } from "./draft-view";
 import { buildDrafterInstructions, SAMPLE_MAX_CHARS, sampleJsonForModel } from "./prompt";
@@ -51,6 +54,8 @@ export async function runDrafterAgent(
   let locked = false;
   const first = state.messages.find((m) => m.role === "user");
   const decision = first ? messageText(first) : input.text;
+  // Files attached while drafting (issue 16): in the prompt as untrusted data, and what bound values are checked on.
+  const files = state.tracker ? await listContextTexts(db, { userId, trackerId: state.tracker.id }) : [];
 
   const saveDefinition = async (definition: unknown) => {
     const parsed = parseDefinition(definition);
@@ -58,7 +63,7 @@ export async function runDrafterAgent(
     const anchors = parsed.ok
       ? checkDraftAnchors(parsed.definition, parsePageReading(current?.reading))
       : { problems: [], advice: [] };
-    const errors = parsed.ok ? anchors.problems : parsed.errors;
+    const errors = parsed.ok ? [...anchors.problems, ...checkContextValues(parsed.definition, files)] : parsed.errors;
     if (!parsed.ok || errors.length > 0) {
       invalidDrafts++;
       if (invalidDrafts >= 2) gaveUp = errors;
@@ -131,7 +136,7 @@ export async function runDrafterAgent(
         }
         bound = { label: result.sample.label };
         current = result.sample;
-        reply.sample(result.sample.label, result.sample.results.document ?? result.sample.results);
+        reply.sample(result.sample.label, result.sample.results.document ?? result.sample.results, result.trackerId);
         return { ok: true, sample: sampleForModel(result.sample) };
       },
     }),
@@ -175,6 +180,7 @@ export async function runDrafterAgent(
       target: sample?.label ?? null,
       draftJson: state.draft ? JSON.stringify(state.draft.definition) : null,
       sampleJson: sample ? sampleJsonForModel(sample) : null,
+      contextFiles: files,
     }),
     messages: history,
     tools,
@@ -229,6 +235,14 @@ export async function runDrafterAgent(
     reply.error(
       `The drafted definition did not pass validation, so nothing was saved:\n• ${(gaveUp as string[]).join("\n• ")}\nYou can ask me to try again or describe the change differently.`,
     );
+  }
+  // The deterministic proposal as the drafter's fallback: a stated "our price is 10.00" the model left unbound.
+  if (files.length > 0 && !locked && !gaveUp) {
+    const applied = await applyContextFilesToDraft(db, { userId, sessionId });
+    if (applied) {
+      reply.draftSaved(applied.draft);
+      reply.say(applied.said.join(" "));
+    }
   }
   if (reply.replies === 0 && !locked) reply.say("Done. Anything else to change before locking?");
 }

@@ -18,7 +18,8 @@ export type TSetupReply = {
   error(message: string): void;
   /** Transient progress ("Reading …"), never stored. */
   status(text: string): void;
-  sample(target: string, document: unknown): void;
+  /** The sample read when the target was bound; `trackerId` is the draft tracker it created (files attach to it). */
+  sample(target: string, document: unknown, trackerId?: string): void;
   draftPartial(view: TDraftView): void;
   draftSaved(draft: {
     view: TDraftView;
@@ -70,8 +71,12 @@ export function createSetupReply(writer: UIMessageStreamWriter<TSetupUIMessage>)
     status(text) {
       writer.write({ type: "data-status", data: { text }, transient: true });
     },
-    sample(target, document) {
-      writer.write({ type: "data-sample", id: SAMPLE_PART_ID, data: { target, document } });
+    sample(target, document, trackerId) {
+      writer.write({
+        type: "data-sample",
+        id: SAMPLE_PART_ID,
+        data: { target, document, ...(trackerId ? { trackerId } : {}) },
+      });
     },
     draftPartial(view) {
       partialShowing = true;

@@ -1,4 +1,4 @@
-import type { TDb } from "../../db";
+import type { TDb, TTx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import { decodeCapture } from "./encode-capture";
 
@@ -100,7 +100,7 @@ export async function loadCapturePayloads(
 }
 
 /** How much history a tracker stores (shown on its page). */
-export async function getCaptureStats(db: TDb, trackerId: string): Promise<{ captures: number; bytes: number }> {
+export async function getCaptureStats(db: TDb | TTx, trackerId: string): Promise<{ captures: number; bytes: number }> {
   const agg = await db.capture.aggregate({ where: { trackerId }, _count: { _all: true }, _sum: { storedBytes: true } });
   return { captures: agg._count._all, bytes: agg._sum.storedBytes ?? 0 };
 }

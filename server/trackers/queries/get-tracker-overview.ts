@@ -1,6 +1,6 @@
 import type { TDb, TTx } from "../../db";
 import { getTracker } from "../../intelligence/tracker-store";
-import { getCurrentState, type TCurrentState } from "../../timeline";
+import { getCaptureStats, getCurrentState, type TCurrentState } from "../../timeline";
 import { describeDefinition, diffDefinitionViews, type TDefinitionVersionView } from "../views/definition-view";
 import { type TTrackerSummary, toTrackerSummary } from "../views/tracker-summary-view";
 import { listDefinitionVersions } from "./list-definition-versions";
@@ -12,6 +12,8 @@ export type TTrackerOverview = {
   /** Every version, newest first (drafts included), with what changed from the one before. */
   versions: (TDefinitionVersionView & { changes: string[] })[];
   state: (TCurrentState & { entityKey: string }) | null;
+  /** Captures kept for replaying definition edits (issue 18) and their stored (compressed) bytes. */
+  storedHistory: { captures: number; bytes: number };
 };
 
 /** Everything the tracker page header shows: the tracker, its definition and versions, the current state. */
@@ -40,10 +42,13 @@ export async function getTrackerOverview(
     orderBy: { firstSeenAt: "asc" },
   });
   const state = entity ? await getCurrentState(db, entity.id) : null;
+  // After getTracker: only the owner's tracker is counted.
+  const storedHistory = await getCaptureStats(db, tracker.id);
   return {
     tracker: toTrackerSummary(tracker, lastMaterial?.capturedAt ?? null),
     definition: withChanges.find((v) => v.inForce) ?? null,
     versions: withChanges,
     state: state && entity ? { ...state, entityKey: entity.entityKey } : null,
+    storedHistory,
   };
 }
