@@ -142,6 +142,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.discardDraft": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.get": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.timeline": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.rejudged": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.series": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.runs": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.prunedRunDays": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
