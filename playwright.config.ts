@@ -38,6 +38,7 @@ const appEnv = {
   FEED_VISIT_GAP_MS: "5000",
   RATE_LIMIT_SETUP_TURNS: "10000",
   RATE_LIMIT_REFRESHES: "10000",
+  RATE_LIMIT_REPLAYS: "10000",
 };
 const tsx = "node --import tsx";
 /** Starts an app on a fresh data directory, keeping its whole output for the log scan. */

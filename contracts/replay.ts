@@ -89,3 +89,37 @@ export const ZReplayEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("error"), code: z.string(), message: z.string() }),
 ]);
 export type TReplayEvent = z.infer<typeof ZReplayEventSchema>;
+
+// ---- Added for the routes and the page (issue 18, wt-replayui) ----
+
+const periodInOrder = (q: { from?: Date | undefined; to?: Date | undefined }) => !(q.from && q.to && q.from > q.to);
+const PERIOD_BACKWARDS = { message: "The start date must not be after the end date.", path: ["from"] };
+
+/**
+ * The replay request as every surface validates it (tRPC, REST, the page's streaming route): ZReplayRequestSchema
+ * whose period must not run backwards (a 400 naming `from`, as the timeline's window is).
+ */
+export const ZReplayCheckedRequestSchema = ZReplayRequestSchema.refine(periodInOrder, PERIOD_BACKWARDS);
+export const ZReplayResponseSchema = ZReplayResultSchema;
+
+/** The page's streaming route takes the tracker from its path: the body is the rest of the request. */
+export const ZReplayStreamBodySchema = ZReplayRequestSchema.omit({ trackerId: true }).refine(
+  periodInOrder,
+  PERIOD_BACKWARDS,
+);
+
+/** "Lock with history" (tracker.rejudgeHistory): re-judge the stored captures under the version in force. */
+export const ZRejudgeHistoryRequestSchema = z
+  .object({
+    trackerId: z.string().min(1),
+    from: zRequestDate("from").optional(),
+    to: zRequestDate("to").optional(),
+  })
+  .refine(periodInOrder, PERIOD_BACKWARDS);
+export const ZRejudgeHistoryResponseSchema = z.object({
+  version: z.number().int(),
+  captures: z.number().int(),
+  recorded: z.number().int(),
+  summary: z.string(),
+});
+export type TRejudgeHistoryResponse = z.infer<typeof ZRejudgeHistoryResponseSchema>;

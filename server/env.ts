@@ -143,6 +143,9 @@ const ZEnvObjectSchema = z.object({
   RATE_LIMIT_SETUP_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   RATE_LIMIT_REFRESHES: z.coerce.number().int().min(0).max(1_000_000).default(20),
   RATE_LIMIT_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Replays over stored history (issue 18: the page's stream, tRPC and POST /api/v1/…/replay together; plans are free). */
+  RATE_LIMIT_REPLAYS: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  RATE_LIMIT_REPLAY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /**
    * Model tokens (input + output) each person may spend per calendar month (UTC), read from the usage ledger;
    * when spent, model calls stop (refreshes that need one fail, setup answers in rules mode, the feed is not

@@ -15,9 +15,11 @@ import {
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
+import { ReplayPanel } from "./replay-panel";
 import { SetupContextFiles } from "./setup-context-files";
 import { createSetupTransport } from "./setup-transport";
 import {
+  afterLockHref,
   cardDraft,
   hasLocked,
   latestSample,
@@ -61,6 +63,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     initialNotice ? { tone: "info", text: initialNotice } : null,
   );
   const endRef = useRef<HTMLDivElement>(null);
+  /** An edit of a locked tracker (the edit page): the version in force, which the draft would replace. */
+  const editedFrom = initial?.lockedVersion ?? null;
   const start = useMutation(trpc.setup.start.mutationOptions());
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
@@ -108,7 +112,9 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
         const { view, version, definition, scheduleMinutes, trackerId: draftTracker } = part.data;
         setSavedDraft({ view, version, definition, scheduleMinutes, trackerId: draftTracker });
         if (draftTracker) setTrackerId(draftTracker);
-      } else if (part.type === "data-locked") router.push(`/trackers/${encodeURIComponent(part.data.trackerId)}`);
+      } else if (part.type === "data-locked") {
+        router.push(afterLockHref(part.data.trackerId, editedFrom, part.data.version));
+      }
     },
     onFinish: () => setProgress(null),
     // A refused turn (busy, too long…) stored nothing: take the message back into the box, so it is not lost.
@@ -184,7 +190,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     setNotice(null);
     try {
       const result = await lock.mutateAsync({ sessionId: session.current.id });
-      router.push(`/trackers/${encodeURIComponent(result.trackerId)}`);
+      router.push(afterLockHref(result.trackerId, editedFrom, result.version));
     } catch (e) {
       setNotice({ tone: "error", text: e instanceof Error ? e.message : String(e) });
     }
@@ -302,6 +308,20 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
         ) : null}
         {!locked ? <SetupContextFiles trackerId={trackerId} busy={busy} onAttached={onFilesAttached} /> : null}
       </div>
+      {/* Revising a locked tracker: replay the draft over the stored history. Below the card, across the whole
+          width on a wide screen, so the two timelines have room side by side. */}
+      {savedDraft?.trackerId && editedFrom !== null && !locked ? (
+        <div className="lg:col-span-5">
+          <ReplayPanel
+            trackerId={savedDraft.trackerId}
+            lockedVersion={editedFrom}
+            draftVersion={savedDraft.version}
+            definition={savedDraft.definition}
+            aiOn={aiOn}
+            disabled={busy}
+          />
+        </div>
+      ) : null}
     </div>
   );
 }

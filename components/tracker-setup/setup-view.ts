@@ -23,6 +23,8 @@ export type TSetupSnapshot = {
   messages: TSetupUIMessage[];
   sample: TSample | null;
   draft: TSavedDraft | null;
+  /** The version in force when this is an edit of a locked tracker (vN; the draft is vN+1), else null. */
+  lockedVersion: number | null;
   /** The draft tracker once the page is bound (context files attach to it), even before a draft. */
   trackerId: string | null;
 };
@@ -42,8 +44,20 @@ export function toSetupSnapshot(state: TSetupState): TSetupSnapshot {
           ...(state.tracker ? { scheduleMinutes: state.tracker.scheduleMinutes, trackerId: state.tracker.id } : {}),
         }
       : null,
+    lockedVersion: state.tracker?.lockedVersion ?? null,
     trackerId: state.tracker?.id ?? null,
   };
+}
+
+/**
+ * Where the page goes once a version is locked: the tracker. After an edit of a locked tracker (vN → vN+1) it says
+ * which version was just locked, so the tracker page can offer to re-judge the stored history under it.
+ */
+export function afterLockHref(trackerId: string, editedFrom: number | null, lockedVersion: number | null): string {
+  const base = `/trackers/${encodeURIComponent(trackerId)}`;
+  return editedFrom !== null && lockedVersion !== null && lockedVersion > editedFrom
+    ? `${base}?locked=${lockedVersion}`
+    : base;
 }
 
 /** The draft being written right now (a partial in the reply that is streaming), or null. */

@@ -14,6 +14,7 @@ import { CurrentState } from "./current-state";
 import { describeStoredHistory, formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
 import { RefreshNow } from "./refresh-now";
+import { RejudgeOffer } from "./rejudge-offer";
 import { RunsLog } from "./runs-log";
 import { StatusBadge } from "./status-badge";
 import { TrackerControls } from "./tracker-controls";
@@ -50,7 +51,7 @@ function Card({
  * and the definition; on a wide screen state and definition sit in a side column. Live: it follows its tracker's
  * events (a run ended, a change landed, the status moved), reloads in place and says so politely.
  */
-export function TrackerPage({ trackerId }: { trackerId: string }) {
+export function TrackerPage({ trackerId, justLocked = null }: { trackerId: string; justLocked?: number | null }) {
   const trpc = useTRPC();
   const overview = useQuery(trpc.tracker.get.queryOptions({ trackerId }));
   const { live, announcement } = useTrackerLive(trackerId);
@@ -108,6 +109,10 @@ export function TrackerPage({ trackerId }: { trackerId: string }) {
           </p>
         ) : null}
         <TrackerControls trackerId={tracker.id} status={tracker.status} scheduleMinutes={tracker.scheduleMinutes} />
+        {/* Just locked vN+1 from the edit page (?locked=N+1): the optional "lock with history". */}
+        {justLocked !== null && justLocked > 1 && justLocked === tracker.lockedVersion ? (
+          <RejudgeOffer trackerId={tracker.id} version={justLocked} />
+        ) : null}
       </header>
 
       {/* Reading order = phone order: state, charts, timeline, runs, definition. Wide: a side column on the right. */}

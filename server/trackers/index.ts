@@ -37,6 +37,7 @@ export * from "./commands/discard-draft";
 export * from "./commands/discard-stale-drafts";
 export * from "./commands/rejudge-history";
 export * from "./commands/replay-tracker";
+export * from "./commands/replay-within-limit";
 export * from "./commands/set-tracker-schedule";
 export * from "./commands/set-tracker-status";
 export * from "./commands/set-trackers-status";

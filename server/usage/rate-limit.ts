@@ -3,7 +3,7 @@ import { getEnv, type TEnv } from "../env";
 import { AppError } from "../errors";
 
 /** The costly endpoints that are rate-limited per person (DESIGN §9). */
-export type TRateLimitAction = "setup-turn" | "refresh";
+export type TRateLimitAction = "setup-turn" | "refresh" | "replay";
 /** At most `limit` calls per fixed window of `windowSeconds`; limit 0 = no limit. */
 export type TRateLimit = { limit: number; windowSeconds: number };
 export type TRateLimits = Record<TRateLimitAction, TRateLimit>;
@@ -15,11 +15,14 @@ export function rateLimitsFromEnv(
     | "RATE_LIMIT_SETUP_WINDOW_SECONDS"
     | "RATE_LIMIT_REFRESHES"
     | "RATE_LIMIT_REFRESH_WINDOW_SECONDS"
+    | "RATE_LIMIT_REPLAYS"
+    | "RATE_LIMIT_REPLAY_WINDOW_SECONDS"
   > = getEnv(),
 ): TRateLimits {
   return {
     "setup-turn": { limit: env.RATE_LIMIT_SETUP_TURNS, windowSeconds: env.RATE_LIMIT_SETUP_WINDOW_SECONDS },
     refresh: { limit: env.RATE_LIMIT_REFRESHES, windowSeconds: env.RATE_LIMIT_REFRESH_WINDOW_SECONDS },
+    replay: { limit: env.RATE_LIMIT_REPLAYS, windowSeconds: env.RATE_LIMIT_REPLAY_WINDOW_SECONDS },
   };
 }
 
@@ -63,6 +66,7 @@ export async function consumeRateLimit(
 const REFUSED: Record<TRateLimitAction, string> = {
   refresh: "Too many refreshes",
   "setup-turn": "Too many setup messages",
+  replay: "Too many replays",
 };
 
 /**

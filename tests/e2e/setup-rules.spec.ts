@@ -72,7 +72,8 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await page.getByRole("button", { name: "Remove title" }).click();
   await expect(card.locator('[data-field-name="title"]')).toHaveCount(0);
   await page.getByTestId("lock-button").click();
-  await expect(page).toHaveURL(new RegExp(`${trackerPath}$`));
+  // Locked from the edit page: the tracker page, told which version was just locked (it offers to re-judge history).
+  await expect(page).toHaveURL(new RegExp(`${trackerPath}\\?locked=2$`));
   await expect.soft(locked).toContainText("v2");
   await expect.soft(locked.getByTestId("definition-field-title")).toHaveCount(0);
 

@@ -111,6 +111,31 @@ const CASES: TCase[] = [
     status: 404,
   },
   {
+    name: "replay period backwards",
+    trpc: {
+      procedure: "tracker.replay",
+      type: "mutation",
+      input: { trackerId: ID, from: "2026-03-01", to: "2026-01-01" },
+    },
+    rest: { method: "POST", path: `/trackers/${ID}/replay`, body: { from: "2026-03-01", to: "2026-01-01" } },
+    code: "BAD_REQUEST",
+    status: 400,
+  },
+  {
+    name: "replay model budget over the maximum",
+    trpc: { procedure: "tracker.replay", type: "mutation", input: { trackerId: ID, modelBudget: 201 } },
+    rest: { method: "POST", path: `/trackers/${ID}/replay`, body: { modelBudget: 201 } },
+    code: "BAD_REQUEST",
+    status: 400,
+  },
+  {
+    name: "replay of an unknown tracker",
+    trpc: { procedure: "tracker.replay", type: "mutation", input: { trackerId: "no-such-tracker" } },
+    rest: { method: "POST", path: "/trackers/no-such-tracker/replay", body: {} },
+    code: "NOT_FOUND",
+    status: 404,
+  },
+  {
     name: "refresh of an unknown tracker",
     trpc: { procedure: "tracker.refresh", type: "mutation", input: { trackerId: "no-such-tracker" } },
     rest: { method: "POST", path: "/trackers/no-such-tracker/refresh" },

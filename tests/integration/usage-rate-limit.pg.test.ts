@@ -55,6 +55,7 @@ describe.skipIf(!hasPostgres)("rate limits on PostgreSQL", () => {
     const limits: TRateLimits = {
       refresh: { limit: 10, windowSeconds: 60 },
       "setup-turn": { limit: 1, windowSeconds: 60 },
+      replay: { limit: 1, windowSeconds: 60 },
     };
     // Alice's refresh window (previous test) is full; Bob's and Alice's setup turns are not.
     await expect(enforceRateLimit(pg.db, { userId: alice, action: "refresh", now: NOW, limits })).rejects.toSatisfy(

@@ -42,6 +42,21 @@ describe("OpenAPI document", () => {
     expect(doc.paths?.["/trackers"]?.post?.requestBody).toBeDefined();
   });
 
+  it("documents the replay (issue 18): the tracker in the path, the period, budget and plan flag in the body", () => {
+    const doc = buildOpenApiDocument();
+    const replay = doc.paths?.["/trackers/{trackerId}/replay"]?.post;
+    expect(replay?.operationId).toBe("replayTracker");
+    const params = (replay?.parameters ?? []) as { in: string; name: string }[];
+    expect(params.map((p) => `${p.in}:${p.name}`)).toEqual(["path:trackerId"]);
+    const body = JSON.stringify(replay?.requestBody);
+    for (const key of ["from", "to", "definition", "modelBudget", "planOnly"]) expect(body).toContain(`"${key}"`);
+    expect(body).toContain('"maximum":200');
+    const ok = JSON.stringify(replay?.responses?.["200"]);
+    for (const key of ["recorded", "replayed", "added", "removed", "changed", "summary", "cancelled"]) {
+      expect(ok).toContain(`"${key}"`);
+    }
+  });
+
   it("is served without a token at /api/v1/openapi.json", async () => {
     const res = await handleRestRequest(new Request("http://app/api/v1/openapi.json"));
     expect(res.status).toBe(200);

@@ -12,6 +12,7 @@ describe("parseEnv", () => {
     // Costly endpoints: 30 setup turns per 10 minutes, 20 refreshes per minute, per person; no token budget.
     expect([env.RATE_LIMIT_SETUP_TURNS, env.RATE_LIMIT_SETUP_WINDOW_SECONDS]).toEqual([30, 600]);
     expect([env.RATE_LIMIT_REFRESHES, env.RATE_LIMIT_REFRESH_WINDOW_SECONDS]).toEqual([20, 60]);
+    expect([env.RATE_LIMIT_REPLAYS, env.RATE_LIMIT_REPLAY_WINDOW_SECONDS]).toEqual([10, 60]);
     expect(env.AI_MONTHLY_TOKEN_BUDGET).toBeUndefined();
   });
 

@@ -5,7 +5,7 @@ import { PRUNED_DAYS_LIMIT, RUNS_PREVIEW_LIMIT, TIMELINE_PAGE_SIZE } from "@/com
 import { TrackerPage } from "@/components/trackers/tracker-page";
 import { getQueryClient, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
-type TProps = { params: Promise<{ id: string }> };
+type TProps = { params: Promise<{ id: string }>; searchParams?: Promise<{ locked?: string | string[] }> };
 
 /** "NOT_FOUND" when the tracker does not exist or is another person's (DESIGN §9: the same answer). */
 function failureCode(trackerId: string): string | undefined {
@@ -25,8 +25,11 @@ export async function generateMetadata({ params }: TProps): Promise<Metadata> {
   return { title: overview?.tracker.decision ?? "Tracker not found" };
 }
 
-export default async function TrackerRoute({ params }: TProps) {
+export default async function TrackerRoute({ params, searchParams }: TProps) {
   const { id } = await params;
+  // ?locked=N: the edit page just locked version N (it offers to re-judge the stored history under it).
+  const locked = Number((await searchParams)?.locked);
+  const justLocked = Number.isInteger(locked) && locked > 0 ? locked : null;
   await prefetch(trpc.tracker.get.queryOptions({ trackerId: id }));
   // A missing tracker, or another person's, is the not-found page (a real 404: nothing is streamed before this).
   if (failureCode(id) === "NOT_FOUND") notFound();
@@ -45,7 +48,7 @@ export default async function TrackerRoute({ params }: TProps) {
   ]);
   return (
     <HydrateClient>
-      <TrackerPage trackerId={id} />
+      <TrackerPage trackerId={id} justLocked={justLocked} />
     </HydrateClient>
   );
 }

@@ -3,6 +3,7 @@ import {
   ZTrackerRoutingRequestSchema,
   ZTrackerRoutingResponseSchema,
 } from "@/contracts/notifications";
+import { ZReplayCheckedRequestSchema, ZReplayResponseSchema } from "@/contracts/replay";
 import {
   ZCreateTrackerRequestSchema,
   ZCreateTrackerResponseSchema,
@@ -31,6 +32,7 @@ import {
   getTrackerOverview,
   getTrackerTimeline,
   listTrackerSummaries,
+  replayTrackerWithinLimit,
   setTrackerSchedule,
   setTrackerStatus,
 } from "@/server/trackers";
@@ -149,6 +151,18 @@ export const REST_ROUTES: TRestRoute[] = [
         refreshSeams,
       ),
     }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/trackers/{trackerId}/replay",
+    operationId: "replayTracker",
+    summary:
+      "What the draft (or locked) definition would have recorded over the stored history, beside what was " +
+      "recorded; writes nothing. planOnly: counts only",
+    request: ZReplayCheckedRequestSchema,
+    response: ZReplayResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => replayTrackerWithinLimit(db, { ...input, userId }),
   }),
   defineRoute({
     method: "PUT",

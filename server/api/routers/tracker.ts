@@ -2,6 +2,13 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { ZRejudgedHistorySchema } from "@/contracts/rejudged";
 import {
+  ZRejudgeHistoryRequestSchema,
+  ZRejudgeHistoryResponseSchema,
+  ZReplayCheckedRequestSchema,
+  ZReplayPlanSchema,
+  ZReplayResponseSchema,
+} from "@/contracts/replay";
+import {
   ZDiscardDraftRequestSchema,
   ZDiscardDraftResponseSchema,
   ZGetTrackerRequestSchema,
@@ -36,6 +43,8 @@ import {
   listPrunedRunDays,
   listRefreshRuns,
   listTrackerSummaries,
+  rejudgeHistory,
+  replayTrackerWithinLimit,
   setTrackerSchedule,
   setTrackerStatus,
   setTrackersStatus,
@@ -152,6 +161,38 @@ export const trackerRouter = createTRPCRouter({
     .input(ZDiscardDraftRequestSchema)
     .output(ZDiscardDraftResponseSchema)
     .mutation(({ ctx, input }) => discardDraft(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
+
+  /** Replay (issue 18), counts only: how many stored captures and model calls a replay of the period would need. */
+  replayPlan: protectedProcedure
+    .input(ZReplayCheckedRequestSchema)
+    .output(ZReplayPlanSchema)
+    .query(
+      async ({ ctx, input }) =>
+        (await replayTrackerWithinLimit(ctx.db, { ...input, planOnly: true, userId: ctx.user.id })).plan,
+    ),
+
+  /**
+   * What the draft (or locked) definition would have recorded over the stored captures, beside what was recorded.
+   * Writes nothing to the timeline; a mutation because it is a costly, rate-limited call (the page streams it with
+   * progress through POST /api/trackers/[trackerId]/replay instead).
+   */
+  replay: protectedProcedure
+    .input(ZReplayCheckedRequestSchema)
+    .output(ZReplayResponseSchema)
+    .mutation(({ ctx, input }) => replayTrackerWithinLimit(ctx.db, { ...input, userId: ctx.user.id })),
+
+  /** "Lock with history": re-judge the stored captures under the version in force, beside the originals. */
+  rejudgeHistory: protectedProcedure
+    .input(ZRejudgeHistoryRequestSchema)
+    .output(ZRejudgeHistoryResponseSchema)
+    .mutation(({ ctx, input }) =>
+      rejudgeHistory(ctx.db, {
+        userId: ctx.user.id,
+        trackerId: input.trackerId,
+        ...(input.from ? { from: input.from } : {}),
+        ...(input.to ? { to: input.to } : {}),
+      }),
+    ),
 
   setSchedule: protectedProcedure.input(ZSetScheduleRequestSchema).mutation(({ ctx, input }) =>
     setTrackerSchedule(ctx.db, {
