@@ -22,7 +22,10 @@ export const ZReplayRequestSchema = z.object({
   definition: z.enum(["draft", "locked"]).optional(),
   /** Model calls this replay may make for fields no rule or stored verdict can decide. 0 (default) = none. */
   modelBudget: z.number().int().min(0).max(REPLAY_MAX_MODEL_BUDGET).default(0),
-  /** true → only count: how many captures and how many model calls a full replay would need. Nothing is judged. */
+  /**
+   * true → only the first pass, which asks no model: how many captures and model calls a full replay would need,
+   * with what code rules and stored verdicts alone would record (fields left to the agent marked "would ask").
+   */
   planOnly: z.boolean().default(false),
 });
 export type TReplayRequest = z.input<typeof ZReplayRequestSchema>;
@@ -81,7 +84,11 @@ export const ZReplayResultSchema = z.object({
 });
 export type TReplayResult = z.infer<typeof ZReplayResultSchema>;
 
-/** The page's streaming route sends one JSON object per line. */
+/**
+ * The page's streaming route sends one JSON object per line: `progress` over the first pass (code rules and stored
+ * verdicts, no model call), then `plan` (what a full replay needs, before any model call), then `progress` again
+ * when there is a model pass, then `result` — or `error`.
+ */
 export const ZReplayEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("plan"), plan: ZReplayPlanSchema }),
   z.object({ type: z.literal("progress"), done: z.number().int(), total: z.number().int() }),
