@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 import { SENTINELS } from "./sentinels";
 
@@ -9,11 +10,7 @@ import { SENTINELS } from "./sentinels";
 
 const shop = (price: string) => `<!doctype html><html><body><main><p id="price">${price}</p></main></body></html>`;
 
-async function createToken(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e notifications" } } });
-  expect(res.ok()).toBe(true);
-  return (await res.json()).result.data.json.token;
-}
+const createToken = (request: APIRequestContext) => createApiToken(request, "e2e notifications");
 
 test("a webhook channel: add it, Send test, see it delivered (signed)", async ({ page }) => {
   const hookPath = `/e2e-hook-${Date.now()}`;

@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
@@ -24,11 +25,7 @@ const definition = {
   materiality: { price: { kind: "numeric", relative: 0.05 } },
 };
 
-async function createToken(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e replay" } } });
-  expect(res.ok()).toBe(true);
-  return (await res.json()).result.data.json.token;
-}
+const createToken = (request: APIRequestContext) => createApiToken(request, "e2e replay");
 
 /** A tracker whose history under v1 (5 %) is: 100 baseline · 90 material · 88 noise · 80 material. */
 async function trackerWithHistory(page: Page, path: string): Promise<string> {

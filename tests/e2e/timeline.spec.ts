@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
@@ -23,11 +24,7 @@ const definition = {
   materiality: { price: { kind: "numeric", relative: 0.05 }, rating: { kind: "numeric", absolute: 0.2 } },
 };
 
-async function createToken(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e timeline" } } });
-  expect(res.ok()).toBe(true);
-  return (await res.json()).result.data.json.token;
-}
+const createToken = (request: APIRequestContext) => createApiToken(request, "e2e timeline");
 
 test("a tracker with history shows its timeline, charts and runs; Refresh now adds a material entry and a point", async ({
   page,

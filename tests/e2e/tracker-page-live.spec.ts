@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, type Locator, type Page, test } from "@playwright/test";
 import { ACME_PRICING_DEFINITION, acmePricingPage } from "../fixtures/acme-pricing";
+import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
@@ -18,11 +19,7 @@ async function trpc(request: APIRequestContext, path: string, input: unknown): P
   return (await res.json()).result.data.json;
 }
 
-async function createToken(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e tracker page" } } });
-  expect(res.ok()).toBe(true);
-  return (await res.json()).result.data.json.token;
-}
+const createToken = (request: APIRequestContext) => createApiToken(request, "e2e tracker page");
 
 /** A tracker with a baseline and six unchanged checks (seven runs), made and refreshed through the public API. */
 async function trackerWithRuns(request: APIRequestContext, path: string, decision: string) {

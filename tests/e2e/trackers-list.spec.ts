@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
@@ -33,11 +34,7 @@ const definition = {
   materiality: { price: { kind: "numeric", relative: 0.01 }, units_left: { kind: "numeric", absolute: 5 } },
 };
 
-async function createToken(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/trpc/apiToken.create", { data: { json: { name: "e2e trackers list" } } });
-  expect(res.ok()).toBe(true);
-  return (await res.json()).result.data.json.token;
-}
+const createToken = (request: APIRequestContext) => createApiToken(request, "e2e trackers list");
 
 /** A draft the way people make one: the setup chat reads the page and drafts; nothing is locked. */
 async function startSetup(page: Page, message: string) {
