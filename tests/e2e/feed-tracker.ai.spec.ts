@@ -21,7 +21,16 @@ async function enhanceCalls() {
 
 test("AI: a tracker's material change card gets its slot text live, and the hash gate holds", async ({ page }) => {
   await site.setPage("/setup/acme/pricing", { body: SETUP_PRICING_HTML });
-  await model.setRecordings(setupRecordings(site.url));
+  // The refreshes below enhance the owner's feed in the background (DESIGN §6) whenever the owner is active; answered
+  // with nothing to add, so no failed call (and its one-minute backoff) decides what the rest of the spec sees.
+  await model.setRecordings([
+    ...setupRecordings(site.url),
+    {
+      name: "feed enhancement: nothing to add yet",
+      match: { schemaName: "feed_enhancement" },
+      response: { json: { slotFills: [], syntheticItems: [], suppress: [], rankingHints: [] } },
+    },
+  ]);
 
   await page.goto("/trackers/new");
   await page
@@ -66,6 +75,24 @@ test("AI: a tracker's material change card gets its slot text live, and the hash
       },
     },
   ]);
+  // A new note in the person's memory changes the enhancement's input, so the next load asks the model again.
+  const feedSettings = await page.request.get("/api/trpc/settings.feed");
+  expect(feedSettings.ok()).toBe(true);
+  const { locationName, latitude, longitude, timezone, calendarUrl, memory } = (await feedSettings.json()).result.data
+    .json;
+  const updated = await page.request.post("/api/trpc/settings.updateFeed", {
+    data: {
+      json: {
+        locationName,
+        latitude,
+        longitude,
+        timezone,
+        calendarUrl,
+        memory: `${memory ?? ""}\nWe price the Pro plan at $49.`.trim(),
+      },
+    },
+  });
+  expect(updated.ok(), await updated.text()).toBe(true);
   const before = await enhanceCalls();
   await page.evaluate(() => {
     (window as unknown as { __noReload: boolean }).__noReload = true;
