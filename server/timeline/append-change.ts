@@ -7,8 +7,9 @@ import {
   ZChangeMaterialitySchema,
 } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
+import { guardedBy, type TCte } from "../db-cte";
 import { AppError } from "../errors";
-import type { EntityChange } from "../generated/prisma/client";
+import { type EntityChange, Prisma } from "../generated/prisma/client";
 
 const ZAppendChangeInputSchema = z.object({
   entityId: z.string().min(1),
@@ -31,29 +32,47 @@ export type TAppendChangeInput = z.input<typeof ZAppendChangeInputSchema>;
  * transaction) and returns the row the first delivery wrote.
  */
 export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Promise<EntityChange> {
+  const [change, outbox] = appendChangeSql({ ...input, guard: null });
+  await tx.$executeRaw`WITH ${Prisma.raw(`"${change.name}"`)} AS (${change.sql}) ${outbox.sql}`;
+  return tx.entityChange.findUniqueOrThrow({
+    where: { runId_entityId: { runId: input.runId, entityId: input.entityId } },
+  });
+}
+
+/**
+ * appendChange as two sub-statements of the refresh's one final write (DESIGN §2: the timeline owns these tables,
+ * the refresh composes): the change row and, for a material or notable change, its notifications outbox row
+ * (change-outbox.ts) with the tracker's owner — in the same statement, so a change is never recorded without its
+ * notice, and only by the delivery that inserted the change (a redelivered append inserts neither). `guard` names
+ * the statement's fencing CTE (null: unguarded).
+ */
+export function appendChangeSql(input: TAppendChangeInput & { guard: string | null }): [TCte, TCte] {
   const parsed = ZAppendChangeInputSchema.safeParse(input);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
     throw new AppError("BAD_REQUEST", `Invalid timeline entry: ${detail}`);
   }
   const c = parsed.data;
-  // One statement: the change row and, for a material or notable change, its notifications outbox row
-  // (change-outbox.ts) with the tracker's owner — in the caller's transaction, so a change is never recorded without
-  // its notice, and only by the delivery that inserted the change (a redelivered append inserts neither).
-  await tx.$executeRaw`
-    WITH inserted AS (
-      INSERT INTO "EntityChange"
+  const guard = input.guard === null ? Prisma.empty : Prisma.sql`WHERE ${guardedBy(input.guard)}`;
+  return [
+    {
+      name: "change",
+      sql: Prisma.sql`INSERT INTO "EntityChange"
         ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "citations",
          "definitionVersion")
-      VALUES (${randomUUID()}, ${c.entityId}, ${c.trackerId}, ${c.runId}, ${c.capturedAt}, ${JSON.stringify(c.delta)}::jsonb,
-        ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb, ${JSON.stringify(c.citations)}::jsonb,
-        ${c.definitionVersion})
+      SELECT ${randomUUID()}, ${c.entityId}, ${c.trackerId}, ${c.runId}, ${c.capturedAt},
+        ${JSON.stringify(c.delta)}::jsonb, ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb,
+        ${JSON.stringify(c.citations)}::jsonb, ${c.definitionVersion}::int
+      ${guard}
       ON CONFLICT ("runId", "entityId") DO NOTHING
-      RETURNING "id", "trackerId", "materiality"
-    )
-    INSERT INTO "ChangeOutbox" ("changeId", "userId")
-    SELECT i."id", t."userId" FROM inserted i JOIN "Tracker" t ON t."id" = i."trackerId"
-    WHERE i."materiality" <> 'baseline'
-    ON CONFLICT DO NOTHING`;
-  return tx.entityChange.findUniqueOrThrow({ where: { runId_entityId: { runId: c.runId, entityId: c.entityId } } });
+      RETURNING "id", "trackerId", "materiality"`,
+    },
+    {
+      name: "change_outbox",
+      sql: Prisma.sql`INSERT INTO "ChangeOutbox" ("changeId", "userId")
+      SELECT i."id", t."userId" FROM "change" i JOIN "Tracker" t ON t."id" = i."trackerId"
+      WHERE i."materiality" <> 'baseline'
+      ON CONFLICT DO NOTHING`,
+    },
+  ];
 }

@@ -1,4 +1,5 @@
 import type { TDb, TTx } from "../db";
+import { guardedBy, type TCte } from "../db-cte";
 import { Prisma } from "../generated/prisma/client";
 
 /**
@@ -21,8 +22,16 @@ export async function stampChecked(
  * stampChecked as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this
  * table, the refresh composes). `guard` is the name of the statement's fencing CTE: no fence, no stamp.
  */
-export function stampCheckedSql(input: { entityId: string; contentHash: string; checkedAt: Date; guard: string }) {
-  return Prisma.sql`UPDATE "EntityCurrentState"
+export function stampCheckedSql(input: {
+  entityId: string;
+  contentHash: string;
+  checkedAt: Date;
+  guard: string;
+}): TCte {
+  return {
+    name: "stamp",
+    sql: Prisma.sql`UPDATE "EntityCurrentState"
     SET "contentHash" = ${input.contentHash}, "lastCheckedAt" = ${input.checkedAt}
-    WHERE "entityId" = ${input.entityId} AND EXISTS (SELECT 1 FROM ${Prisma.raw(`"${input.guard}"`)})`;
+    WHERE "entityId" = ${input.entityId} AND ${guardedBy(input.guard)}`,
+  };
 }

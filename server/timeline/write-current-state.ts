@@ -1,7 +1,29 @@
 import { type TCurrentState, ZCurrentStateFieldsSchema } from "@/contracts/timeline";
 import type { TDb, TTx } from "../db";
+import { guardedBy, type TCte } from "../db-cte";
 import { AppError } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
+import { Prisma } from "../generated/prisma/client";
+
+type TStateInput = {
+  entityId: string;
+  fields: Record<string, unknown>;
+  observed?: Record<string, unknown>;
+  contentHash: string;
+  definitionVersion: number;
+  checkedAt: Date;
+};
+
+/** Both records as JSON objects (anything else is a caller's bug: BAD_REQUEST). */
+function stateJson(input: TStateInput): { fields: Prisma.InputJsonObject; observed: Prisma.InputJsonObject } {
+  const fields = ZCurrentStateFieldsSchema.safeParse(input.fields);
+  if (!fields.success) throw new AppError("BAD_REQUEST", "Current state fields must be a JSON object.");
+  const observedInput = ZCurrentStateFieldsSchema.safeParse(input.observed ?? input.fields);
+  if (!observedInput.success) throw new AppError("BAD_REQUEST", "Observed fields must be a JSON object.");
+  return {
+    fields: JSON.parse(JSON.stringify(fields.data)) as Prisma.InputJsonObject,
+    observed: JSON.parse(JSON.stringify(observedInput.data)) as Prisma.InputJsonObject,
+  };
+}
 
 /**
  * Replaces the entity's accepted record (material, notable, noise or baseline path): fields (the baseline),
@@ -9,23 +31,8 @@ import type { Prisma } from "../generated/prisma/client";
  * lastCheckedAt = updatedAt = checkedAt. Creates the row on the first run. Meant to run in the same
  * transaction as appendChange.
  */
-export async function writeCurrentState(
-  tx: TDb | TTx,
-  input: {
-    entityId: string;
-    fields: Record<string, unknown>;
-    observed?: Record<string, unknown>;
-    contentHash: string;
-    definitionVersion: number;
-    checkedAt: Date;
-  },
-): Promise<TCurrentState> {
-  const fields = ZCurrentStateFieldsSchema.safeParse(input.fields);
-  if (!fields.success) throw new AppError("BAD_REQUEST", "Current state fields must be a JSON object.");
-  const observedInput = ZCurrentStateFieldsSchema.safeParse(input.observed ?? input.fields);
-  if (!observedInput.success) throw new AppError("BAD_REQUEST", "Observed fields must be a JSON object.");
-  const json = JSON.parse(JSON.stringify(fields.data)) as Prisma.InputJsonObject;
-  const observed = JSON.parse(JSON.stringify(observedInput.data)) as Prisma.InputJsonObject;
+export async function writeCurrentState(tx: TDb | TTx, input: TStateInput): Promise<TCurrentState> {
+  const { fields: json, observed } = stateJson(input);
   const data = {
     fields: json,
     observed,
@@ -47,5 +54,25 @@ export async function writeCurrentState(
     definitionVersion: row.definitionVersion,
     lastCheckedAt: row.lastCheckedAt,
     updatedAt: row.updatedAt,
+  };
+}
+
+/**
+ * writeCurrentState as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this table,
+ * the refresh composes it with the run and the change row): an upsert that writes only when the statement's fencing
+ * CTE `guard` returned a row.
+ */
+export function writeCurrentStateSql(input: TStateInput & { guard: string }): TCte {
+  const { fields, observed } = stateJson(input);
+  return {
+    name: "state",
+    sql: Prisma.sql`INSERT INTO "EntityCurrentState"
+      ("entityId", "fields", "observed", "contentHash", "definitionVersion", "lastCheckedAt", "updatedAt")
+    SELECT ${input.entityId}, ${JSON.stringify(fields)}::jsonb, ${JSON.stringify(observed)}::jsonb, ${input.contentHash},
+      ${input.definitionVersion}::int, ${input.checkedAt}, ${input.checkedAt}
+    WHERE ${guardedBy(input.guard)}
+    ON CONFLICT ("entityId") DO UPDATE SET "fields" = EXCLUDED."fields", "observed" = EXCLUDED."observed",
+      "contentHash" = EXCLUDED."contentHash", "definitionVersion" = EXCLUDED."definitionVersion",
+      "lastCheckedAt" = EXCLUDED."lastCheckedAt", "updatedAt" = EXCLUDED."updatedAt"`,
   };
 }

@@ -156,7 +156,7 @@ describe("captures", () => {
     expect(createHash("sha256").update(text).digest("hex")).toBe(capture.hash);
   });
 
-  it("a run that lost its lease stores no capture: the transaction path (baseline, change, noise)", async () => {
+  it("a run that lost its lease stores nothing: the baseline/change path (capture, change row, outbox, state)", async () => {
     const trackerId = await trackerAt("/cap-lease", stablePage("$30.00"));
     let wake: (() => void) | undefined;
     const zombie = refreshTracker(
@@ -185,6 +185,12 @@ describe("captures", () => {
     const late = await zombie;
     expect(late.status).not.toBe("completed");
     expect(await capturesOf(trackerId)).toEqual(stored);
+    // Its change row, outbox row and state rode in the same fenced statement: none of them was written either.
+    const changes = await t.db.entityChange.findMany({ where: { trackerId } });
+    expect(changes.map((c) => c.runId)).toEqual([taker.runId]);
+    expect(await t.db.changeOutbox.count({ where: { change: { trackerId } } })).toBe(0); // baselines notify nobody
+    const state = await t.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId } } });
+    expect(JSON.stringify(state.fields)).toContain("40");
     expect((await runOf(taker.runId)).captureId).toBe(stored[0]?.id);
     const payload = ZCapturePayloadSchema.parse(await decodeCapture(stored[0]?.data ?? new Uint8Array()));
     expect(payload.raw.html).toContain("$40.00");

@@ -56,7 +56,7 @@ async function counted<T>(work: () => Promise<T>) {
 }
 
 describe("statements per refresh", () => {
-  it("an unchanged page: one read and one write, no transaction; a changed page adds only its own writes", async () => {
+  it("an unchanged page: one read and one write, no transaction; a changed page too, its writes in that one statement", async () => {
     const trackerId = await trackerAt("/floor", "$10.00");
     expect((await refreshTracker(t.db, trackerId, options())).outcome).toBe("baseline");
 
@@ -78,9 +78,19 @@ describe("statements per refresh", () => {
     site.setPage("/floor", { body: priceBody("$20.00") });
     const changed = await counted(() => refreshTracker(t.db, trackerId, options()));
     expect(changed.value).toMatchObject({ status: "completed", outcome: "material" });
-    // read + state read, then one transaction: fenced run + ledger, change row, state.
-    expect(changed.transactions).toBe(1);
-    expect(changed.statements).toBeLessThanOrEqual(6);
+    // The lease read (with the accepted record), then ONE fenced statement: run + ledger, change row + its
+    // outbox row, the new state and the capture — no transaction, no read-back.
+    expect(changed.transactions).toBe(0);
+    expect(changed.statements).toBeLessThanOrEqual(2);
+    const changedRun = await t.db.refreshRun.findUniqueOrThrow({ where: { id: changed.value.runId } });
+    expect(changedRun.captureId).not.toBeNull();
+    const change = await t.db.entityChange.findFirstOrThrow({ where: { runId: changedRun.id } });
+    expect(change).toMatchObject({ materiality: "material", trackerId });
+    expect(change.capturedAt.getTime()).toBe(changedRun.finishedAt?.getTime());
+    expect(await t.db.changeOutbox.count({ where: { changeId: change.id } })).toBe(1);
+    const after = await t.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId } } });
+    expect(after.contentHash).not.toBe(state.contentHash);
+    expect(after.lastCheckedAt.getTime()).toBe(changedRun.finishedAt?.getTime());
   });
 
   it("the cron path: the claim is the read, each unchanged tracker one write", async () => {

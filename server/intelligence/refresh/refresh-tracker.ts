@@ -12,13 +12,13 @@ import {
 } from "../../capabilities";
 import { retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
+import type { TCte } from "../../db-cte";
 import { isAppError } from "../../errors";
-import { prepareEvent, publish, type TCheckOutcome, type TPreparedEvent } from "../../events";
-import type { Prisma } from "../../generated/prisma/client";
+import { prepareEvent, type TCheckOutcome, type TPreparedEvent } from "../../events";
 import { trackWork } from "../../lifecycle/in-flight-work";
 import { logger as rootLogger, type TLogger } from "../../logger";
 import {
-  appendChange,
+  appendChangeSql,
   encodeCapture,
   ensureEntity,
   findOrCarryEntity,
@@ -26,7 +26,7 @@ import {
   stampCheckedSql,
   storeCaptureSql,
   type TEncodedCapture,
-  writeCurrentState,
+  writeCurrentStateSql,
 } from "../../timeline";
 import { assertModelBudget } from "../../usage";
 import { NOTABLE_SIGNALS, type TRecord } from "../definition";
@@ -198,16 +198,28 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
   // Everything a successful ending shares; each ending adds its outcome, summary and writes.
   const finish = ({
     keep,
+    writes,
+    changed,
     ...ending
-  }: Pick<TFinishInput, "outcome" | "summary" | "stamp" | "write"> & { keep?: TKeptCapture }) =>
+  }: Pick<TFinishInput, "outcome" | "summary"> & {
+    keep?: TKeptCapture;
+    /** The timeline's parts; `at` is the run's end, which every time they write is. */
+    writes: (at: Date) => TCte[];
+    changed?: "material" | "notable" | null;
+  }) =>
     finishRun(db, {
       ...ending,
       checked: checked(ending.outcome),
+      // Whoever shows trackers (the feed, open tracker pages) hears of a recorded change once it committed; the hot
+      // loop does not know them (DESIGN §2).
+      changed: changed
+        ? prepareEvent("tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: changed })
+        : undefined,
       fence,
       scheduleMinutes: tracker.scheduleMinutes,
       steps,
       ledger: ledger.entries,
-      extra: keep ? [storeCaptureSql(keep.capture, "fence")] : [],
+      extra: (at) => (keep ? [...writes(at), storeCaptureSql(keep.capture, FENCE)] : writes(at)),
       record: (outcome, summary) => ({
         ...record({ status: "completed", outcome, summary }),
         ...(keep ? { captureId: keep.capture.id, replayBasis: keep.basis } : {}),
@@ -262,13 +274,13 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${version}`);
     const format = documentFormatOfHash(contentHash);
     const known = tracker.stale ? undefined : tracker.entities.find((e) => e.entityKey === capture.entityKey.trim());
+    // Unchanged: the state stamp rides in the run's one final write.
+    const stamp = (entityId: string) => (at: Date) => [
+      stampCheckedSql({ entityId, contentHash, checkedAt: at, guard: FENCE }),
+    ];
     if (known?.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
-      return await finish({
-        outcome: "unchanged",
-        summary: "no change",
-        stamp: { entityId: known.id, contentHash, checkedAt: now() },
-      });
+      return await finish({ outcome: "unchanged", summary: "no change", writes: stamp(known.id) });
     }
     // New document formats may derive entity keys differently (sessions stripped): an entity stored under
     // an older format keeps its timeline under the new key (one-time; see find-or-carry-entity.ts).
@@ -280,14 +292,16 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         isOlderFormat: (stored) => documentFormatOfHash(stored) < format,
       })) ??
       (await ensureEntity(db, { trackerId, entityKey: capture.entityKey }));
-    const state = await getCurrentState(db, entity.id);
+    // The accepted record to diff against comes with the bundle (no statement); only an entity the bundle did not
+    // have (new, carried over, or a stale claim) is read.
+    const state = known
+      ? known.contentHash === null
+        ? null
+        : { contentHash: known.contentHash, fields: known.fields ?? {} }
+      : await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
-      return await finish({
-        outcome: "unchanged",
-        summary: "no change",
-        stamp: { entityId: entity.id, contentHash, checkedAt: now() },
-      });
+      return await finish({ outcome: "unchanged", summary: "no change", writes: stamp(entity.id) });
     }
     // A hash made under an older document format (e.g. before offers were read) differs even when the
     // page did not change: this run re-fills and, if no tracked field moved, only stores the new hash.
@@ -344,7 +358,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       return await finish({
         outcome: "unchanged",
         summary: "no change (re-hashed under a new page format)",
-        stamp: { entityId: entity.id, contentHash, checkedAt: now() },
+        writes: stamp(entity.id),
         keep: await keepCapture({}),
       });
     }
@@ -355,9 +369,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
         keep: await keepCapture({}),
-        write: async (tx) => {
-          const capturedAt = now();
-          await appendChange(tx, {
+        writes: (capturedAt) => [
+          ...appendChangeSql({
             entityId: entity.id,
             trackerId,
             runId: run.id,
@@ -366,15 +379,17 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             materiality: "baseline",
             decisions: {},
             definitionVersion: version,
-          });
-          await writeCurrentState(tx, {
+            guard: FENCE,
+          }),
+          writeCurrentStateSql({
             entityId: entity.id,
             fields: filled.record,
             contentHash,
             definitionVersion: version,
             checkedAt: capturedAt,
-          });
-        },
+            guard: FENCE,
+          }),
+        ],
       });
     }
 
@@ -399,41 +414,37 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const { outcome, kept, summary } = outcomeOf(deltas, decisions.byField);
     const nextFields = acceptFields(def, previous, filled.record, deltas, decisions.byField);
     const recorded = outcome === "material" || outcome === "notable" ? outcome : null;
-    const finished = await finish({
+    return await finish({
       outcome,
       summary,
       keep: await keepCapture(decisions.byField),
-      write: async (tx) => {
-        const capturedAt = now();
-        if (recorded) {
-          await appendChange(tx, {
-            entityId: entity.id,
-            trackerId,
-            runId: run.id,
-            capturedAt,
-            delta: kept,
-            materiality: recorded,
-            decisions: decisions.byField,
-            citations: decisions.citations,
-            definitionVersion: version,
-          });
-        }
-        await writeCurrentState(tx, {
+      writes: (capturedAt) => [
+        ...(recorded
+          ? appendChangeSql({
+              entityId: entity.id,
+              trackerId,
+              runId: run.id,
+              capturedAt,
+              delta: kept,
+              materiality: recorded,
+              decisions: decisions.byField,
+              citations: decisions.citations,
+              definitionVersion: version,
+              guard: FENCE,
+            })
+          : []),
+        writeCurrentStateSql({
           entityId: entity.id,
           fields: nextFields,
           observed: filled.record,
           contentHash,
           definitionVersion: version,
           checkedAt: capturedAt,
-        });
-      },
+          guard: FENCE,
+        }),
+      ],
+      changed: recorded,
     });
-    // After the commit: open feed pages reload. Failure-tolerant — the change is recorded either way.
-    if (recorded) {
-      // Whoever shows trackers (the feed, open tracker pages) listens; the hot loop does not know them (DESIGN §2).
-      await publish(db, "tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: recorded });
-    }
-    return finished;
   } catch (error) {
     const failure = describeFailure(error);
     if (failure.code === "INTERNAL") log.error("refresh failed unexpectedly", { error });
@@ -456,7 +467,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       run: failed,
       ledger: ledger.entries,
       fenced: false,
-      notify: event.notify,
+      notify: [event.notify],
     });
     event.deliverHere();
     return recordResult(failed, false);
@@ -565,80 +576,57 @@ function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
   };
 }
 
+/** The name of the final write's fencing CTE (run-record.ts): every other part writes only when it returned a row. */
+const FENCE = "fence";
+
 type TFinishInput = {
   fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
   outcome: Exclude<TCheckOutcome, "failed">;
   /** `tracker.checked`, folded into the final statement and delivered here once it committed. */
   checked: TPreparedEvent;
+  /** `tracker.changed` for a recorded change, the same way. */
+  changed?: TPreparedEvent | undefined;
   summary: string;
   steps: ReturnType<typeof createStepRecorder>;
   ledger: { callKey: string; info: TUsageInfo }[];
   record: (outcome: TRefreshOutcome, summary: string) => TRunRecord;
-  /** The unchanged path: only the entity's hash and check time move. */
-  stamp?: { entityId: string; contentHash: string; checkedAt: Date };
-  /** The changed path: the change row and the new state, in one transaction with the run. */
-  write?: (tx: Prisma.TransactionClient) => Promise<void>;
-  /** More sub-statements of the final write, fenced on its lease (the capture of new content). */
-  extra: Prisma.Sql[];
+  /**
+   * The timeline's parts at the run's end, each guarded on the fence: unchanged, the state stamp; new content, the
+   * change row (and its outbox row), the new state and the capture.
+   */
+  extra: (at: Date) => TCte[];
 };
 
 /** New content's capture and what the run decided from it (issue 18). */
 type TKeptCapture = { capture: TEncodedCapture; basis: TReplayBasis };
 
 /**
- * The one write of a successful run: run record, usage ledger and tracker bookkeeping (fenced on the lease,
- * which also writes the next run) — plus, unchanged, the state stamp in the SAME statement; changed, the
- * change row and state in the same transaction. Lost the lease → nothing written, LEASE_LOST.
+ * The one write of a successful run, unchanged or not: run record, usage ledger and tracker bookkeeping (fenced on
+ * the lease, which also writes the next run) and the timeline's parts, in ONE statement — no transaction, no
+ * read-back (DESIGN §3). Lost the lease → nothing written, LEASE_LOST.
  */
 async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> {
   input.steps.start("append");
   const appendStarted = performance.now();
   // The write's own duration cannot be inside its own record: "append" measures up to sending it.
-  const appended = (): TRunStep => ({
-    step: "append",
-    status: "ok",
-    ms: Math.round(performance.now() - appendStarted),
-  });
-  const final = (run: TRunRecord) => ({
+  const step: TRunStep = { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) };
+  input.steps.steps.push(step);
+  const run = input.record(input.outcome, input.summary);
+  const { held } = await writeRunFinal(db, {
     fence: refreshSuccessSql({ ...input.fence, scheduleMinutes: input.scheduleMinutes, now: run.finishedAt }),
     run,
     ledger: input.ledger,
     fenced: true,
-    notify: input.checked.notify,
+    extra: input.extra(run.finishedAt),
+    notify: [input.checked.notify, input.changed?.notify ?? null],
   });
-  let run: TRunRecord;
-  if (input.stamp) {
-    const step = appended();
-    input.steps.steps.push(step);
-    run = input.record(input.outcome, input.summary);
-    const { held } = await writeRunFinal(db, {
-      ...final(run),
-      extra: [...input.extra, stampCheckedSql({ ...input.stamp, guard: "fence" })],
-    });
-    if (!held)
-      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
-    input.checked.deliverHere();
-    input.steps.announce(step);
-    return recordResult(run, false);
-  }
-  const write = input.write;
-  const step = await db.$transaction(async (tx) => {
-    const entry = appended();
-    input.steps.steps.push(entry);
-    run = input.record(input.outcome, input.summary);
-    // Fencing first: the bookkeeping only matches while we still hold the lease (and locks the tracker row
-    // for the rest of the transaction). Lost it → roll back, nothing written.
-    const { held } = await writeRunFinal(tx, { ...final(run), extra: input.extra });
-    if (!held)
-      throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
-    await write?.(tx);
-    return entry;
-  });
+  if (!held)
+    throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
   input.checked.deliverHere();
+  input.changed?.deliverHere();
   input.steps.announce(step);
-  // biome-ignore lint/style/noNonNullAssertion: assigned inside the committed transaction
-  return recordResult(run!, false);
+  return recordResult(run, false);
 }
 
 function describeFailure(error: unknown): { code: string; message: string; retryable: boolean } {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { TUsageInfo, TUsageLedger } from "../../capabilities";
 import type { TDb, TTx } from "../../db";
+import type { TCte } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
 import type { TModelUsage } from "../fill";
@@ -68,9 +69,10 @@ const RUN_COLUMNS = Prisma.raw(`"id", "trackerId", "trigger", "idempotencyKey", 
 /**
  * The run's one final statement: `fence` (the tracker-store's fenced bookkeeping UPDATE … RETURNING "id"),
  * the run row and its ledger rows — inserted FROM the fence when `fenced`, so a run that lost its lease
- * writes nothing — and any `extra` sub-statements (e.g. the timeline's state stamp, guarded on "fence").
- * `notify` (PostgreSQL: an event for other instances, server/events prepareEvent) is sent by the same statement,
- * only when the run row was written, and — inside a transaction — only when it commits.
+ * writes nothing — and any `extra` sub-statements, each guarded on "fence" by its owner (the timeline's state
+ * stamp; on new content its change row, outbox row, state and capture).
+ * `notify` (PostgreSQL: events for other instances, server/events prepareEvent) are sent by the same statement,
+ * only when the run row was written, and — being one statement — only when it commits.
  * Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
  */
 export async function writeRunFinal(
@@ -81,8 +83,8 @@ export async function writeRunFinal(
     ledger: { callKey: string; info: TUsageInfo }[];
     /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
     fenced: boolean;
-    extra?: Prisma.Sql[];
-    notify?: { channel: string; payload: string } | null;
+    extra?: TCte[];
+    notify?: ({ channel: string; payload: string } | null)[];
   },
 ): Promise<{ held: boolean }> {
   const source = input.fenced ? Prisma.sql`FROM "fence"` : Prisma.empty;
@@ -104,13 +106,15 @@ export async function writeRunFinal(
       FROM "run", (VALUES ${Prisma.join(rows)}) AS x(id, "callKey", capability, status, "errorCode", "httpStatus", requests, bytes, "durationMs")
       ON CONFLICT DO NOTHING)`);
   }
-  for (const [i, sql] of (input.extra ?? []).entries())
-    parts.push(Prisma.sql`${Prisma.raw(`"extra${i}"`)} AS (${sql})`);
+  for (const cte of input.extra ?? []) parts.push(Prisma.sql`${Prisma.raw(`"${cte.name}"`)} AS (${cte.sql})`);
   // A SELECT in WITH runs only when referenced, hence the count below.
-  if (input.notify) {
-    parts.push(Prisma.sql`"notify" AS (SELECT pg_notify(${input.notify.channel}, ${input.notify.payload}) FROM "run")`);
+  const notify = (input.notify ?? []).filter((n) => n !== null);
+  if (notify.length > 0) {
+    const events = notify.map((n) => Prisma.sql`(${n.channel}::text, ${n.payload}::text)`);
+    parts.push(Prisma.sql`"notify" AS (SELECT pg_notify(n.channel, n.payload)
+      FROM "run", (VALUES ${Prisma.join(events)}) AS n(channel, payload))`);
   }
-  const notified = input.notify ? Prisma.sql`, (SELECT count(*) FROM "notify")::int AS "notified"` : Prisma.empty;
+  const notified = notify.length > 0 ? Prisma.sql`, (SELECT count(*) FROM "notify")::int AS "notified"` : Prisma.empty;
   // Named and straight to the driver outside a transaction (server/db-hot-statements.ts); `$queryRaw` inside one.
   const rows = await queryHot<{ held: number }>(
     db,

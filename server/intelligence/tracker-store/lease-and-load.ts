@@ -24,7 +24,16 @@ const jsonText = z.string().transform((text, ctx) => {
   }
 });
 
-const ZEntitySchema = z.object({ id: z.string(), entityKey: z.string(), contentHash: z.string().nullable() });
+/**
+ * An entity with its current state's hash and accepted record (`fields`; both null before its first run): the
+ * pre-check reads the hash, the changed path diffs against the record — no read of its own (DESIGN §3).
+ */
+const ZEntitySchema = z.object({
+  id: z.string(),
+  entityKey: z.string(),
+  contentHash: z.string().nullable(),
+  fields: z.record(z.string(), z.unknown()).nullable(),
+});
 export type TLoadedEntity = z.infer<typeof ZEntitySchema>;
 
 const ZExistingRunSchema = z.object({
@@ -88,7 +97,7 @@ export function bundleColumnsSql(): Prisma.Sql {
     d."definition"::text AS "definition",
     COALESCE((
       SELECT json_agg(e)::text FROM (
-        SELECT te."id", te."entityKey", s."contentHash"
+        SELECT te."id", te."entityKey", s."contentHash", s."fields"
         FROM "TrackedEntity" te LEFT JOIN "EntityCurrentState" s ON s."entityId" = te."id"
         WHERE te."trackerId" = t."id"
         ORDER BY s."lastCheckedAt" DESC NULLS LAST, te."id"

@@ -1,3 +1,4 @@
+import { guardedBy, type TCte } from "../../db-cte";
 import { Prisma } from "../../generated/prisma/client";
 import type { TEncodedCapture } from "./encode-capture";
 
@@ -8,11 +9,12 @@ import type { TEncodedCapture } from "./encode-capture";
  * The bytes are sent as base64 text and decoded by the database (see loadCapturePayloads: the embedded adapter's
  * bytea handling is slow).
  */
-export function storeCaptureSql(capture: TEncodedCapture, guard: string): Prisma.Sql {
-  return Prisma.sql`INSERT INTO "Capture" ("id", "trackerId", "entityId", "hash", "data", "rawBytes", "storedBytes")
+export function storeCaptureSql(capture: TEncodedCapture, guard: string): TCte {
+  const sql = Prisma.sql`INSERT INTO "Capture" ("id", "trackerId", "entityId", "hash", "data", "rawBytes", "storedBytes")
     SELECT ${capture.id}, ${capture.trackerId}, ${capture.entityId}, ${capture.hash},
       decode(${capture.data.toString("base64")}, 'base64'),
       ${capture.rawBytes}::int, ${capture.storedBytes}::int
-    WHERE EXISTS (SELECT 1 FROM ${Prisma.raw(`"${guard}"`)})
+    WHERE ${guardedBy(guard)}
     ON CONFLICT ("id") DO NOTHING`;
+  return { name: "capture", sql };
 }
