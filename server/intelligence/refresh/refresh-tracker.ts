@@ -33,7 +33,7 @@ import { NOTABLE_SIGNALS, type TRecord } from "../definition";
 import { diffRecords } from "../diff";
 import { addUsage, cssQueriesOf, fillRecord, type TModelUsage, ZERO_USAGE } from "../fill";
 import type { TContextRetriever } from "../judge";
-import { replayBasisOf, type TCapturePayload, type TReplayBasis } from "../replay/replay-basis";
+import { replayBasisOf, storedCapturePayload, type TReplayBasis } from "../replay/replay-basis";
 import {
   leaseAndLoad,
   parseLockedDefinition,
@@ -346,7 +346,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       capture: await encodeCapture({
         trackerId,
         entityId: entity.id,
-        payload: { raw: capture.raw, entityKey: capture.entityKey, source: capture.source } satisfies TCapturePayload,
+        payload: storedCapturePayload({ raw: capture.raw, entityKey: capture.entityKey, source: capture.source }),
       }),
       basis: replayBasisOf({ def, decision: tracker.decision, observed: filled.record, deltas, decisions: byField }),
     });

@@ -19,18 +19,38 @@ const ZCssAnswerSchema = z.union([
   z.object({ ok: z.literal(false), reason: z.enum(["no_match", "invalid_selector"]) }),
 ]);
 
-/** What the capture row holds (compressed): the raw data the fill step reads, the entity and where it came from. */
-export const ZCapturePayloadSchema = z.object({
-  raw: z.object({
-    json: z.unknown(),
-    html: z.string().optional(),
-    text: z.string().optional(),
-    css: z.record(z.string(), ZCssAnswerSchema).optional(),
-  }),
-  entityKey: z.string(),
-  source: z.string(),
-});
 export type TCapturePayload = { raw: TRawCapture; entityKey: string; source: string };
+
+/**
+ * What the capture row holds (compressed): the raw data the fill step reads, the entity and where it came from.
+ * A page's text is its document's `mainText` (read-capture.ts), so it is stored once: `textIsMainText` says to read
+ * it back from there (captures written before it carry `raw.text` themselves and parse the same).
+ */
+export const ZCapturePayloadSchema = z
+  .object({
+    raw: z.object({
+      json: z.unknown(),
+      html: z.string().optional(),
+      text: z.string().optional(),
+      css: z.record(z.string(), ZCssAnswerSchema).optional(),
+    }),
+    entityKey: z.string(),
+    source: z.string(),
+    textIsMainText: z.literal(true).optional(),
+  })
+  .transform(({ textIsMainText, ...payload }): TCapturePayload => {
+    const mainText = (payload.raw.json as { mainText?: unknown } | null)?.mainText;
+    if (!textIsMainText || typeof mainText !== "string") return payload;
+    return { ...payload, raw: { ...payload.raw, text: mainText } };
+  });
+
+/** The payload as stored: a page's text not twice (ZCapturePayloadSchema reads it back). */
+export function storedCapturePayload(payload: TCapturePayload): z.input<typeof ZCapturePayloadSchema> {
+  const mainText = (payload.raw.json as { mainText?: unknown } | null)?.mainText;
+  if (payload.raw.text === undefined || payload.raw.text !== mainText) return payload;
+  const { text: _sameAsMainText, ...raw } = payload.raw;
+  return { ...payload, raw, textIsMainText: true };
+}
 
 export const ZReplayBasisSchema = z.object({
   observed: z.record(z.string(), z.unknown()),
