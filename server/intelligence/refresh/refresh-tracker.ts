@@ -313,6 +313,15 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       detail: reformatted ? "new document format" : state ? "changed" : "first run",
     });
 
+    // New content: the run stores what it saw (issue 18). Encoded now, so that its compression (off the main thread)
+    // overlaps the fill's model call; a run that fails before its end discards it.
+    const encoded = encodeCapture({
+      trackerId,
+      entityId: entity.id,
+      payload: storedCapturePayload({ raw: capture.raw, entityKey: capture.entityKey, source: capture.source }),
+    });
+    encoded.catch(() => {}); // awaited by keepCapture; a failure there fails the run like any other step
+
     // 4. Fill.
     const filled = await metered(
       steps.time(
@@ -340,14 +349,10 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       (d) => `${Object.keys(d).length} delta(s)`,
     );
 
-    // New content: the run stores what it saw and what it decided (issue 18), in its own final statement, so a
-    // replay can run any definition over it later. Unchanged pages never get here, so they store nothing.
+    // What it saw and what it decided, in its own final statement, so a replay can run any definition over it
+    // later. Unchanged pages never get here, so they store nothing.
     const keepCapture = async (byField: Record<string, TDecision>): Promise<TKeptCapture> => ({
-      capture: await encodeCapture({
-        trackerId,
-        entityId: entity.id,
-        payload: storedCapturePayload({ raw: capture.raw, entityKey: capture.entityKey, source: capture.source }),
-      }),
+      capture: await encoded,
       basis: replayBasisOf({ def, decision: tracker.decision, observed: filled.record, deltas, decisions: byField }),
     });
 
