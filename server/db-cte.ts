@@ -12,3 +12,15 @@ export function guardedBy(guard: string): Prisma.Sql {
   if (!/^[a-z_][a-z0-9_]*$/.test(guard)) throw new Error(`guardedBy: not a CTE name: ${guard}`);
   return Prisma.raw(`EXISTS (SELECT 1 FROM "${guard}")`);
 }
+
+/**
+ * A condition that makes the statement's own (implicit) transaction commit without waiting for its WAL flush
+ * (`synchronous_commit = off`, `set_config(…, true)`: this transaction only; PostgreSQL reverts it when it ends).
+ * Only for writes whose loss in a database crash is already handled: a lease (DESIGN §7) — a lost lease just
+ * fences off its run's final write, which itself commits durably and flushes the lease's WAL with its own. Saves
+ * one WAL flush per refresh, the floor's only one (tests/bench/README.md). An uncorrelated subquery: evaluated
+ * once per statement; a statement that writes nothing has no flush to skip anyway.
+ */
+export function asyncCommitSql(): Prisma.Sql {
+  return Prisma.raw(`(SELECT set_config('synchronous_commit', 'off', true)) = 'off'`);
+}

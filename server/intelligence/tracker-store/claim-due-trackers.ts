@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TDb } from "../../db";
+import { asyncCommitSql } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
 import { bundleColumnsSql, parseRow, type TLoadedTracker } from "./lease-and-load";
@@ -37,7 +38,7 @@ export async function claimDueTrackers(db: TDb, options: TClaimOptions): Promise
     ), claimed AS (
       UPDATE "Tracker" AS ct
       SET "leaseToken" = (${tokens}::text[])[picked.n], "leaseExpiresAt" = ${until}
-      FROM picked WHERE ct."id" = picked."id"
+      FROM picked WHERE ct."id" = picked."id" AND ${asyncCommitSql()}
       RETURNING ct."id", ct."leaseToken", picked."version"
     )
     SELECT ${bundleColumnsSql()}, c."leaseToken", NULL::text AS "holder", true AS "acquired",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TDb } from "../../db";
+import { asyncCommitSql } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
@@ -135,6 +136,7 @@ export async function leaseAndLoad(
         AND (lt."leaseToken" IS NULL OR lt."leaseExpiresAt" IS NULL OR lt."leaseExpiresAt" < ${now})
         AND lt."leaseToken" IS NOT DISTINCT FROM (SELECT "leaseToken" FROM "Tracker" WHERE "id" = ${trackerId})
         AND lt."lastRunAt" IS NOT DISTINCT FROM (SELECT "lastRunAt" FROM "Tracker" WHERE "id" = ${trackerId})
+        AND ${asyncCommitSql()}
         ${
           keyed
             ? Prisma.sql`AND NOT EXISTS (
@@ -198,6 +200,6 @@ export async function renewLease(
   const until = new Date(input.now.getTime() + input.leaseMs);
   const count = await db.$executeRaw`
     UPDATE "Tracker" SET "leaseExpiresAt" = ${until}
-    WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}`;
+    WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken} AND ${asyncCommitSql()}`;
   return count === 1;
 }
