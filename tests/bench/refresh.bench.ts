@@ -46,9 +46,10 @@ import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
  * while ~10% of the pages change price between rounds. Two sides run over the very same pages, one after
  * the other within each round, alternating which goes first:
  *
- *   hot loop  refreshTracker(): run row + idempotency lookup + lease + web.scrape (fetch + format) +
- *             usage-ledger row + hash pre-check + [fill (1 model call) + diff + judge by rules] + the
- *             append transaction (state, change row, run record, tracker bookkeeping).
+ *   hot loop  refreshTracker(): one read (lease + tracker, locked definition, entities with hashes and
+ *             records, idempotency answer) + web.scrape (fetch + format) + hash pre-check + [fill (1 model
+ *             call) + diff + judge by rules] + ONE fenced final write (run record, usage-ledger row, tracker
+ *             bookkeeping and the timeline's part: the state stamp, or change row + outbox + state + capture).
  *   floor     the same web.scrape call + the same hash + one UPDATE of an entity-state row; no run,
  *             lease, ledger, fill, judge or change rows.
  *
@@ -764,12 +765,12 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
           ["fill: extractor + 1 model call", cell(u.fill, u.total), cell(c.fill, c.total), ""],
           ["diff + judge (rules)", cell(u.diff + u.judge, u.total), cell(c.diff + c.judge, c.total), ""],
           [
-            "append transaction / the UPDATE",
+            "append (rides in the final write) / the UPDATE",
             cell(u.append, u.total),
             cell(c.append, c.total),
             cell(f.update, f.total),
           ],
-          ["other: run claim + updates, reads, pre-check", cell(u.other, u.total), cell(c.other, c.total), ""],
+          ["other: the final write, run record, pre-check", cell(u.other, u.total), cell(c.other, c.total), ""],
           ["total", fmt(u.total, 2), fmt(c.total, 2), fmt(f.total, 2)],
           [
             "SQL statements (+ BEGIN/COMMIT)",
@@ -903,10 +904,10 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
       `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}, hot statements ${o.statements}`,
   );
   out(
-    "  hot loop = refreshTracker(): run row + idempotency lookup + lease + web.scrape (fetch + format) + usage-ledger row",
+    "  hot loop = refreshTracker(): one read (lease + bundle + idempotency answer) + web.scrape (fetch + format) + hash pre-check",
   );
   out(
-    "             + hash pre-check + [changed only: fill (extractor + 1 model call) + diff + judge by rules] + append transaction",
+    "             + [changed only: fill (extractor + 1 model call) + diff + judge by rules] + one fenced final write (run, ledger, timeline)",
   );
   out(
     "  floor    = the same web.scrape call + the same hash + one UPDATE of an entity-state row (no run, lease, ledger, fill, judge)",
