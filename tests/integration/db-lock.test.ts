@@ -82,8 +82,9 @@ describe("data directory lock", () => {
   it.skipIf(process.platform !== "linux")(
     "takes over a lock whose holder is a zombie (killed, not yet reaped: containers often have no init)",
     async () => {
-      // `true` exits at once; `sleep`, its parent after exec, never reaps it: a zombie for as long as sleep runs.
-      const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+      // The child outlives the shell's exec (a child that exited before it would be reaped by the shell itself, as
+      // dash does between commands); `sleep 30`, its parent after exec, never reaps it: a zombie from then on.
+      const parent = spawn("sh", ["-c", "sleep 1 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
       children.push(parent);
       const pid = Number(
         await new Promise<string>((resolve) => parent.stdout?.once("data", (d) => resolve(String(d)))),
