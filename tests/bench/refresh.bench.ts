@@ -756,7 +756,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
           ["step", "hot, unchanged", "hot, changed", "floor"],
           ["lease (conditional UPDATE)", cell(u.lease, u.total), cell(c.lease, c.total), ""],
           [
-            "crawl: fetch + format (hot: + ledger INSERT)",
+            "crawl: fetch + format (hot: + CSS extractors)",
             cell(u.crawl, u.total),
             cell(c.crawl, c.total),
             cell(f.crawl, f.total),
