@@ -15,8 +15,12 @@ import { LruMap } from "@/server/lib/lru-map";
 export const CARD_MEMO_SIZE = 5000;
 
 export type TCardMemo = {
+  /** The card's id as first built: later builds of the same card use this string (see `keyCard`). */
+  id: string | undefined;
   /** The catalog check's answer for this card's spec: null = valid, else the problem; undefined = not checked yet. */
   specProblem: string | null | undefined;
+  /** Its group key from its content (`groupKeyOf` in post-process.ts): null = none; undefined = not asked yet. */
+  groupKey: string | null | undefined;
   /** Whether the card's data mentions the memory words whose pattern source is `words`; undefined = not asked yet. */
   affinity: { words: string; hit: boolean } | undefined;
 };
@@ -48,11 +52,24 @@ export function cardKey(kind: string, parts: readonly TKeyPart[]): string {
   return key;
 }
 
-const newMemo = (): TCardMemo => ({ specProblem: undefined, affinity: undefined });
+const newMemo = (): TCardMemo => ({
+  id: undefined,
+  specProblem: undefined,
+  groupKey: undefined,
+  affinity: undefined,
+});
 
-/** Names a card a builder just made by its content key (see `cardKey`) and finds its memo entry; returns the card. */
+/**
+ * Names a card a builder just made by its content key (see `cardKey`) and finds its memo entry; returns the card.
+ * The card takes the id string of its first build (equal text): a string the fast path has hashed and used as a
+ * property key before, where a fresh copy of it would be hashed and looked up again by every id lookup of every
+ * load (the dedup map, the enhancement's fills and hints: most of a warm load's time before).
+ */
 export function keyCard<T extends TFeedItem>(item: T, key: string): T {
-  ENTRIES.set(item, cardMemo.getOrSet(key, newMemo));
+  const memo = cardMemo.getOrSet(key, newMemo);
+  if (memo.id === undefined) memo.id = item.id;
+  else if (memo.id === item.id) item.id = memo.id;
+  ENTRIES.set(item, memo);
   return item;
 }
 

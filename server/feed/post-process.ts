@@ -1,5 +1,5 @@
 import type { TFeedItem } from "@/contracts/feed-item";
-import { memoOfCard } from "./card-memo";
+import { memoOfCard, type TCardMemo } from "./card-memo";
 
 export type TPostContext = { now: Date /** lower-cased words from the user's memory notes */; memoryWords: string[] };
 export type TPostProcessor = (items: TFeedItem[], ctx: TPostContext) => TFeedItem[];
@@ -68,8 +68,12 @@ function mentionsMemory(item: TFeedItem, words: readonly string[]): boolean {
  * the answer in its memo entry with the pattern it was computed for (card-memo.ts), so a repeat load of the
  * same card for the same memory walks nothing, and other words (another user, an edited note) walk again.
  */
-function mentionsMemoryOnce(item: TFeedItem, words: readonly string[], source: string): boolean {
-  const memo = memoOfCard(item);
+function mentionsMemoryOnce(
+  item: TFeedItem,
+  memo: TCardMemo | undefined,
+  words: readonly string[],
+  source: string,
+): boolean {
   if (!memo) return mentionsMemory(item, words);
   if (memo.affinity?.words === source) return memo.affinity.hit;
   const hit = mentionsMemory(item, words);
@@ -196,12 +200,18 @@ function defaultPass(items: TFeedItem[], ctx: TPostContext): TFeedItem[] {
   const scores = new Float64Array(unique.length);
   const keys = new Array<string | undefined>(unique.length);
   unique.forEach((item, i) => {
+    const memo = memoOfCard(item);
     let score = signalScore(item);
-    if (source !== null && mentionsMemoryOnce(item, words, source)) score += AFFINITY_BONUS;
+    if (source !== null && mentionsMemoryOnce(item, memo, words, source)) score += AFFINITY_BONUS;
     const delta = timeOfDayDelta(item, hour, nowMs);
     if (delta) score += delta;
     scores[i] = score;
-    keys[i] = groupKeyOf(item);
+    // A keyed card's group key is its content's: kept as one string, hashed once (card-memo.ts, like its id).
+    if (!memo) keys[i] = groupKeyOf(item);
+    else {
+      if (memo.groupKey === undefined) memo.groupKey = groupKeyOf(item) ?? null;
+      keys[i] = memo.groupKey ?? undefined;
+    }
   });
   const counts = countKeys(keys);
   return unique.map((item, i) => {
