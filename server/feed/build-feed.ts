@@ -9,6 +9,7 @@ import { getEnv } from "@/server/env";
 import { logger } from "@/server/logger";
 import type { TUserSettings } from "@/server/settings/user-settings";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
+import { memoOfCard } from "./card-memo";
 import { FeedEngine } from "./feed-engine";
 import { mergeEnhancement } from "./merge-enhancement";
 import { memoryWords, postProcess, type TPostContext } from "./post-process";
@@ -17,20 +18,30 @@ import { locationSource } from "./sources/location-source";
 import { trackersSource } from "./sources/trackers-source";
 import { weatherSource } from "./sources/weather-source";
 
-/** Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). */
+/**
+ * Items with specs the catalog rejects keep their data but lose the UI (the client shows a plain card). A card
+ * its builder keyed is checked once per content (card-memo.ts): a repeat load of the same card reuses the verdict.
+ */
 function checkSpecs(items: TFeedItem[]): TFeedItem[] {
   return items.map((item) => {
     if (!item.ui) return item;
-    const check = validateFeedSpec(item.ui);
-    if (check.ok) return item;
-    logger.warn("feed item has an invalid UI spec; showing a plain card", { itemId: item.id, problem: check.problem });
+    const memo = memoOfCard(item);
+    let problem = memo?.specProblem;
+    if (problem === undefined) {
+      const check = validateFeedSpec(item.ui);
+      problem = check.ok ? null : check.problem;
+      if (memo) memo.specProblem = problem;
+    }
+    if (problem === null) return item;
+    logger.warn("feed item has an invalid UI spec; showing a plain card", { itemId: item.id, problem });
     return { ...item, ui: undefined };
   });
 }
 
 /**
- * The in-process part of a feed load (DESIGN §6 fast path): the rule-based post-processors, the catalog check
- * of every card, the cached enhancement merged, ordered. No I/O; `npm run bench -- feed` times this function.
+ * The in-process part of a feed load (DESIGN §6 fast path): the catalog check of every card, the rule-based
+ * post-processors, the cached enhancement merged, ordered. The check and the memory-word match are memoised per
+ * card content (card-memo.ts); the rest depends on the load. No I/O; `npm run bench -- feed` times this function.
  * `processed` (before the merge) is what the slow path enhances.
  */
 export function assembleFeed(
@@ -38,7 +49,8 @@ export function assembleFeed(
   cached: TEnhancementResult | null,
   ctx: TPostContext,
 ): { processed: TFeedItem[]; items: TFeedItem[] } {
-  const processed = checkSpecs(postProcess(raw, ctx));
+  // The check runs on the cards as their builders made them (a post-processed copy has no memo key).
+  const processed = postProcess(checkSpecs(raw), ctx);
   return { processed, items: mergeEnhancement(processed, cached, ctx.now) };
 }
 

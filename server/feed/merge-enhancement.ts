@@ -2,6 +2,12 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import type { TEnhancementResult } from "@/server/enhancement/schema";
 import { order } from "./post-process";
 
+/** Whether an item has this id (a plain loop over the feed: it runs once per synthetic item, at most twice). */
+function hasId(items: readonly TFeedItem[], id: string): boolean {
+  for (let i = 0; i < items.length; i++) if ((items[i] as TFeedItem).id === id) return true;
+  return false;
+}
+
 /**
  * Applies a (cached) enhancement: fills known slots of known items, drops suppressed items, adds
  * synthetic items and ranking hints, then orders. Unknown ids and slot names are ignored.
@@ -30,11 +36,10 @@ export function mergeEnhancement(items: TFeedItem[], result: TEnhancementResult 
     }
     merged.push(next);
   }
-  // A synthetic item never replaces a card: looked up in a set, not by a search of the feed per synthetic item.
-  const ids = result.syntheticItems.length > 0 ? new Set(merged.map((m) => m.id)) : null;
+  // A synthetic item never replaces a card (nor an earlier synthetic item). There are at most MAX_SYNTHETIC (2):
+  // comparing their ids with the feed's is cheaper than a set of every card's id on every load, and linear too.
   for (const s of result.syntheticItems) {
-    if (suppressed.has(s.id) || ids?.has(s.id)) continue;
-    ids?.add(s.id);
+    if (suppressed.has(s.id) || hasId(merged, s.id)) continue;
     merged.push({
       id: s.id,
       sourceId: "enhancement",

@@ -1,4 +1,5 @@
 import type { TFeedItem } from "@/contracts/feed-item";
+import { memoOfCard, type TCardMemo } from "./card-memo";
 
 export type TPostContext = { now: Date /** lower-cased words from the user's memory notes */; memoryWords: string[] };
 export type TPostProcessor = (items: TFeedItem[], ctx: TPostContext) => TFeedItem[];
@@ -60,6 +61,24 @@ function mentionsMemory(item: TFeedItem, words: readonly string[]): boolean {
     }
   }
   return false;
+}
+
+/**
+ * `mentionsMemory` for a card as its builder made it, once per content and list of words: a keyed card keeps
+ * the answer in its memo entry with the pattern it was computed for (card-memo.ts), so a repeat load of the
+ * same card for the same memory walks nothing, and other words (another user, an edited note) walk again.
+ */
+function mentionsMemoryOnce(
+  item: TFeedItem,
+  memo: TCardMemo | undefined,
+  words: readonly string[],
+  source: string,
+): boolean {
+  if (!memo) return mentionsMemory(item, words);
+  if (memo.affinity?.words === source) return memo.affinity.hit;
+  const hit = mentionsMemory(item, words);
+  memo.affinity = { words: source, hit };
+  return hit;
 }
 
 /** The time-of-day boost: `hour` and `nowMs` are read from ctx.now once per load, not per item. */
@@ -177,15 +196,22 @@ function defaultPass(items: TFeedItem[], ctx: TPostContext): TFeedItem[] {
   const hour = ctx.now.getHours();
   const nowMs = ctx.now.getTime();
   const words = ctx.memoryWords;
+  const source = words.length > 0 ? memoryPattern(words).source : null;
   const scores = new Float64Array(unique.length);
   const keys = new Array<string | undefined>(unique.length);
   unique.forEach((item, i) => {
+    const memo = memoOfCard(item);
     let score = signalScore(item);
-    if (words.length > 0 && mentionsMemory(item, words)) score += AFFINITY_BONUS;
+    if (source !== null && mentionsMemoryOnce(item, memo, words, source)) score += AFFINITY_BONUS;
     const delta = timeOfDayDelta(item, hour, nowMs);
     if (delta) score += delta;
     scores[i] = score;
-    keys[i] = groupKeyOf(item);
+    // A keyed card's group key is its content's: kept as one string, hashed once (card-memo.ts, like its id).
+    if (!memo) keys[i] = groupKeyOf(item);
+    else {
+      if (memo.groupKey === undefined) memo.groupKey = groupKeyOf(item) ?? null;
+      keys[i] = memo.groupKey ?? undefined;
+    }
   });
   const counts = countKeys(keys);
   return unique.map((item, i) => {

@@ -3,6 +3,7 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import type { TDb } from "@/server/db";
 import { buildHarnessInput } from "@/server/enhancement/build-input";
 import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
+import { cardMemo } from "@/server/feed/card-memo";
 import { assembleFeed, getFeed } from "@/server/feed/get-feed";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
 import { eventItem } from "@/server/feed/sources/calendar-source";
@@ -19,7 +20,8 @@ import { percentile } from "./stats";
  * 1. in-process — exactly what `getFeed` does between the sources and the response: parse the stored
  *    enhancement (`parseStoredEnhancement`) and `assembleFeed` (post-processors, the catalog check of every
  *    card, the merge, the ordering). The cards come from the sources' own builders, rebuilt before every
- *    (untimed) run as a page load rebuilds them, so nothing can be carried over between runs by identity.
+ *    (untimed) run as a page load rebuilds them, so nothing can be carried over between runs by identity;
+ *    each round times it cold (new cards, empty card memo) and warm (the same cards again), see `inProcess`.
  * 2. page load — `getFeed` as the feed router calls it (touch, no model call) on in-memory PGlite: the SQL,
  *    the sources and the in-process part. The enhancement it schedules runs after the response and is left out.
  * p50/p95 are reported and never asserted.
@@ -31,19 +33,20 @@ const NOW = new Date("2026-11-29T08:30:00Z");
 
 /**
  * A mix like a busy feed: 80 % decision cards (one per tracker, 1–3 rows, a sparkline and 2 earlier changes),
- * 15 % failing trackers, 5 % events.
+ * 15 % failing trackers, 5 % events. `salt` prefixes every tracker, change and event id: cards of another salt
+ * are other cards (other memo keys), cards of the same salt are the same cards rebuilt.
  */
-function makeItems(n: number, now: Date): TFeedItem[] {
+function makeItems(n: number, now: Date, salt = ""): TFeedItem[] {
   return Array.from({ length: n }, (_, i) => {
     const timestamp = new Date(now.getTime() - i * 60_000);
-    const trackerId = `t${i}`;
+    const trackerId = `${salt}t${i}`;
     const decision = `Decision ${i % 17}: ${i % 3 === 0 ? "is their pricing below ours" : "is the venue open"} (${i})`;
     if (i % 20 === 0) {
       const start = new Date(now.getTime() + (i % 48) * 3_600_000);
       const end = new Date(start.getTime() + 3_600_000);
       return eventItem(
         {
-          uid: `event-${i}`,
+          uid: `${salt}event-${i}`,
           recurrenceId: null,
           summary: `Ride ${i}`,
           location: "Depot",
@@ -58,7 +61,7 @@ function makeItems(n: number, now: Date): TFeedItem[] {
     }
     if (i % 20 <= 3) {
       return failingItem({
-        id: `f${i}`,
+        id: `${salt}f${i}`,
         decision,
         lastError: "The page answered HTTP 500.",
         consecutiveFailures: 3 + (i % 5),
@@ -70,7 +73,7 @@ function makeItems(n: number, now: Date): TFeedItem[] {
     if (i % 3 === 1) delta.rating = { from: 4.4, to: 4.1 };
     const materiality = i % 4 ? ("material" as const) : ("notable" as const);
     const changes = [0, 1, 2].map((k) => ({
-      id: `c${i}-${k}`,
+      id: `${salt}c${i}-${k}`,
       capturedAt: new Date(timestamp.getTime() - k * 3_600_000),
       delta,
       decisions: {},
@@ -115,7 +118,7 @@ const ITERATIONS: TBenchFlag = {
   min: 5,
   max: 100_000,
   integer: true,
-  description: "in-process rounds; each round times one run at 500 and one at 5000 items",
+  description: "in-process rounds; each round times a cold and a warm run at 500 and at 5000 items",
 };
 
 const LOADS: TBenchFlag = {
@@ -171,10 +174,13 @@ function runsWithGc(sample: TSample, gcs: readonly [number, number][]): number {
   return sample.windows.filter(([t0, t1]) => gcs.some(([g0, g1]) => g0 < t1 && g1 > t0)).length;
 }
 
-function sizeRows(samples: Map<number, TSample>, gcs: readonly [number, number][], withSql: boolean): string[][] {
+type TRow = { label: string; n: number; sample: TSample };
+
+function sampleRows(entries: readonly TRow[], gcs: readonly [number, number][], withSql: boolean): string[][] {
   const rows: string[][] = [
     [
       "items",
+      "memo",
       "runs",
       "with GC",
       "p50 ms",
@@ -185,10 +191,10 @@ function sizeRows(samples: Map<number, TSample>, gcs: readonly [number, number][
       ...(withSql ? ["SQL/load"] : []),
     ],
   ];
-  for (const n of SIZES) {
-    const s = samples.get(n) as TSample;
+  for (const { label, n, sample: s } of entries) {
     rows.push([
       String(n),
+      label,
       String(s.times.length),
       String(runsWithGc(s, gcs)),
       fmt(percentile(s.times, 50), 2),
@@ -210,38 +216,61 @@ function cpuWithoutGc(sample: TSample, gcs: readonly [number, number][]): number
   });
 }
 
-function ratioLine(samples: Map<number, TSample>, gcs: readonly [number, number][]): string {
+function ratioLine(label: string, samples: Map<number, TSample>, gcs: readonly [number, number][]): string {
   const [small, big] = SIZES.map((n) => samples.get(n) as TSample) as [TSample, TSample];
   const r = (of: (s: TSample) => number[], p: number) => fmt(percentile(of(big), p) / percentile(of(small), p), 1);
   const noGc = (s: TSample) => cpuWithoutGc(s, gcs);
   return (
-    `  ${SIZES[1]}/${SIZES[0]}: p50 ×${r((s) => s.times, 50)}, p95 ×${r((s) => s.times, 95)}, CPU p50 ×${r((s) => s.cpu, 50)}, ` +
+    `  ${label}${SIZES[1]}/${SIZES[0]}: p50 ×${r((s) => s.times, 50)}, p95 ×${r((s) => s.times, 95)}, CPU p50 ×${r((s) => s.cpu, 50)}, ` +
     `CPU p50 of runs without GC ×${r(noGc, 50)} (×${SIZES[1] / SIZES[0]} = linear)`
   );
 }
 
+/**
+ * Each round and size times two runs of the same work on different memo states (server/feed/card-memo.ts):
+ * cold — cards no load has seen (a new salt, so new keys) on an emptied memo, as after a deploy or for new
+ * changes; warm — the same cards rebuilt from scratch (new objects, same content), as the next page load of the
+ * same feed rebuilds them. Both parse the stored enhancement and merge it: those are per load, never memoised.
+ */
 async function inProcess(rounds: number, gc: TGcLog, out: (line: string) => void): Promise<void> {
   const ctx = { now: NOW, memoryWords: memoryWords(MEMORY) };
-  const samples = new Map<number, TSample>(SIZES.map((n) => [n, newSample()]));
+  const cold = new Map<number, TSample>(SIZES.map((n) => [n, newSample()]));
+  const warm = new Map<number, TSample>(SIZES.map((n) => [n, newSample()]));
   const warmUp = 3; // the first rounds warm the JIT
+  const run = (n: number, salt: string, s: TSample, record: boolean, emptyMemo: boolean) => {
+    // Made from a copy of the cards (its postProcess fills their memo entries), then the memo is emptied for a
+    // cold run before the cards are built: a builder finds its card's entry (card-memo.ts).
+    const stored = makeStoredEnhancement(makeItems(n, NOW, salt));
+    if (emptyMemo) cardMemo.clear();
+    const raw = makeItems(n, NOW, salt);
+    const stop = stopwatch(s, record);
+    const { items } = assembleFeed(raw, parseStoredEnhancement(stored, "bench"), ctx);
+    stop();
+    s.out = items.length;
+  };
   for (let round = 0; round < rounds + warmUp; round++) {
     for (const n of round % 2 ? [...SIZES].reverse() : SIZES) {
-      const raw = makeItems(n, NOW);
-      const stored = makeStoredEnhancement(raw);
-      const s = samples.get(n) as TSample;
-      const stop = stopwatch(s, round >= warmUp);
-      const { items } = assembleFeed(raw, parseStoredEnhancement(stored, "bench"), ctx);
-      stop();
-      s.out = items.length;
+      const salt = `r${round}-`;
+      run(n, salt, cold.get(n) as TSample, round >= warmUp, true);
+      run(n, salt, warm.get(n) as TSample, round >= warmUp, false);
     }
   }
   await gc.flush();
   const { gcs } = gc;
   out(
-    "feed fast path, in-process: parse the cached enhancement + assembleFeed (post-process, card check, merge, order)",
+    "feed fast path, in-process: parse the cached enhancement + assembleFeed (post-process, card check, merge, order);",
   );
-  out(table(sizeRows(samples, gcs, false)));
-  out(ratioLine(samples, gcs));
+  out("cold: new cards, empty card memo; warm: the same cards rebuilt (a repeat page load)");
+  const rows = SIZES.flatMap((n) => [
+    { label: "cold", n, sample: cold.get(n) as TSample },
+    { label: "warm", n, sample: warm.get(n) as TSample },
+  ]);
+  out(table(sampleRows(rows, gcs, false)));
+  out(ratioLine("cold ", cold, gcs));
+  out(ratioLine("warm ", warm, gcs));
+  const w = (n: number, p: number) =>
+    fmt(percentile((cold.get(n) as TSample).cpu, p) / percentile((warm.get(n) as TSample).cpu, p), 1);
+  out(`  cold/warm CPU: ${SIZES.map((n) => `${n}: p50 ×${w(n, 50)}, p95 ×${w(n, 95)}`).join("; ")}`);
 }
 
 /**
@@ -337,8 +366,17 @@ async function pageLoads(loads: number, gc: TGcLog, out: (line: string) => void)
     out("");
     out("page load: getFeed() as the feed router calls it (touch, no model call), in-memory PGlite,");
     out("30 decision cards of 20 changes + 2 invitations + failing trackers per user");
-    out(table(sizeRows(samples, gcs, true)));
-    out(ratioLine(samples, gcs));
+    const label = "warm"; // the same user's feed again and again: its cards are in the memo after the first load
+    out(
+      table(
+        sampleRows(
+          SIZES.map((n) => ({ label, n, sample: samples.get(n) as TSample })),
+          gcs,
+          true,
+        ),
+      ),
+    );
+    out(ratioLine("", samples, gcs));
   } finally {
     await t.close();
   }

@@ -1,13 +1,22 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
-import { feedCatalog, hasCatalogShape, quickAccept } from "@/contracts/feed-catalog";
+import { feedCatalog, hasCatalogShape, quickAccept, validateFeedSpec } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { feedHref, isPlainAppPath } from "@/contracts/feed-link";
 import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
+import { CARD_MEMO_SIZE, cardMemo, memoOfCard } from "@/server/feed/card-memo";
 import { assembleFeed } from "@/server/feed/get-feed";
-import { memoryWords } from "@/server/feed/post-process";
+import { DEFAULT_POST_PROCESSORS, memoryWords, postProcess } from "@/server/feed/post-process";
 import { eventItem } from "@/server/feed/sources/calendar-source";
-import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
+import { failingItem, type TChangeRow, trackerCardItem } from "@/server/feed/sources/trackers-source";
+import { LruMap } from "@/server/lib/lru-map";
+
+// The catalog check, counted: every module that imports it (build-feed.ts among them) gets this spy.
+vi.mock("@/contracts/feed-catalog", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/contracts/feed-catalog")>();
+  return { ...actual, validateFeedSpec: vi.fn(actual.validateFeedSpec) };
+});
+const checks = vi.mocked(validateFeedSpec);
 
 /**
  * The feed fast path (DESIGN §6) runs on every feed load for every card. Its shortcuts must answer exactly as
@@ -205,8 +214,9 @@ describe("the quick catalog checks say yes only where the catalog's zod does", (
 describe("the fast path's per-item work stays per item", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  /** How often the fast path serialises, reads a timestamp and asks zod, for one feed of `n` cards. */
+  /** How often the fast path serialises, reads a timestamp and asks zod, for one feed of `n` cards (cold memo). */
   function work(n: number) {
+    cardMemo.clear();
     const raw = cards(n);
     const stored = JSON.parse(
       JSON.stringify({
@@ -269,6 +279,7 @@ describe("the fast path's work grows linearly with the feed", () => {
    * cards, a sort comparator reading cards ×13.7, where the per-card work grows ×10.
    */
   function work(n: number) {
+    cardMemo.clear(); // the copies below have no memo entries anyway: this counts the cold path
     let reads = 0;
     const counted = <T extends object>(target: T): T =>
       new Proxy(target, {
@@ -351,5 +362,279 @@ describe("the fast path's work grows linearly with the feed", () => {
     }
     // Searches over arrays stay within a card (its few elements), never over the feed.
     expect(big.scanned).toBeLessThanOrEqual(12 * Math.max(small.scanned, 500));
+  });
+});
+
+describe("the card memo: a repeat load of the same cards does their per-card work once", () => {
+  beforeEach(() => {
+    cardMemo.clear();
+    checks.mockClear();
+  });
+
+  const ctx = { now: NOW, memoryWords: memoryWords("I cycle to work; we care about pricing") };
+  const stored = (raw: TFeedItem[]) =>
+    parseStoredEnhancement(
+      JSON.parse(
+        JSON.stringify({
+          slotFills: Object.fromEntries(raw.slice(0, 30).map((c) => [c.id, { why: "Because." }])),
+          rankingHints: { [raw[4]?.id ?? ""]: 0.4 },
+          suppress: [raw[7]?.id],
+          syntheticItems: [],
+        }),
+      ),
+      "u",
+    );
+  /** Catalog checks of cards (not of a stored enhancement's synthetic cards, which are checked with other limits). */
+  const cardChecks = () => checks.mock.calls.filter((call) => call.length === 1).length;
+
+  it("the same 500 cards rebuilt: no catalog check the second time, and the same feed", () => {
+    const first = cards(500);
+    const cold = assembleFeed(first, stored(first), ctx);
+    expect(cardChecks()).toBe(500); // every card of the fixture has a spec
+    checks.mockClear();
+    const again = cards(500); // new objects, same content: what the next page load builds
+    const warm = assembleFeed(again, stored(again), ctx);
+    expect(cardChecks()).toBe(0);
+    expect(warm.items).toEqual(cold.items);
+    expect(warm.processed).toEqual(cold.processed);
+    // And what a memo-free pass gives (the composable processors never read the memo).
+    const plain = postProcess(cards(500), ctx, [...DEFAULT_POST_PROCESSORS]);
+    expect(warm.processed.map((i) => [i.id, i.score, i.groupKey])).toEqual(
+      plain.map((i) => [i.id, i.score, i.groupKey]),
+    );
+  });
+
+  it("a changed card is checked again, the others are not", () => {
+    // Each decision's changes are rows written once: an id always has the same content.
+    const row = (i: number, k: number): TChangeRow => ({
+      id: `edit-c${i}-${k}`,
+      capturedAt: new Date(NOW.getTime() - k * 3_600_000),
+      delta: { price: { from: i + k, to: i + k + 1 } },
+      decisions: {},
+      materiality: "material",
+    });
+    const card = (i: number, edit: { decision?: string; newest?: number; seenSince?: Date; total?: number } = {}) =>
+      trackerCardItem(
+        {
+          tracker: { id: `edit-t${i}`, decision: edit.decision ?? `Decision ${i}?` },
+          formats: new Map(),
+          changes: [edit.newest ?? 1, 2, 3].map((k) => row(i, k)),
+          total: edit.total ?? 3,
+        },
+        edit.seenSince ?? null,
+      ) as TFeedItem;
+    const load = () => Array.from({ length: 20 }, (_, i) => card(i));
+    const cold = assembleFeed(load(), null, ctx);
+    expect(cardChecks()).toBe(20);
+    checks.mockClear();
+    const next = load();
+    next[2] = card(2, { newest: 0 }); // a new change arrived
+    next[3] = card(3, { decision: "Decision 3, edited?" });
+    next[4] = card(4, { seenSince: new Date(NOW.getTime() - 2 * 3_600_000) }); // its newest change is now "new"
+    next[5] = card(5, { total: 4 }); // one more change in the window: "3 earlier"
+    const changed = assembleFeed(next, null, ctx);
+    expect(cardChecks()).toBe(4);
+    expect(changed.items).not.toEqual(cold.items);
+    checks.mockClear();
+    assembleFeed(
+      next.map((_, i) => (i >= 2 && i <= 5 ? (next[i] as TFeedItem) : card(i))),
+      null,
+      ctx,
+    );
+    expect(cardChecks()).toBe(0); // the changed cards are memoised in their turn
+  });
+
+  it("an invalid spec's verdict is kept too: the card stays a plain card without a second check", () => {
+    const long = "x".repeat(301); // Heading allows 300 characters
+    const make = () =>
+      trackerCardItem(
+        {
+          tracker: { id: "t-long", decision: long },
+          formats: new Map(),
+          changes: [
+            {
+              id: "c-long",
+              capturedAt: NOW,
+              delta: { price: { from: 1, to: 2 } },
+              decisions: {},
+              materiality: "material",
+            },
+          ],
+          total: 1,
+        },
+        null,
+      ) as TFeedItem;
+    const cold = assembleFeed([make()], null, ctx);
+    const warm = assembleFeed([make()], null, ctx);
+    expect(cold.items[0]?.ui).toBeUndefined();
+    expect(warm.items).toEqual(cold.items);
+    expect(cardChecks()).toBe(1);
+  });
+
+  it("a content change changes the card's entry: builders' keys name everything a card is made of", () => {
+    const random = seeded(21);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+    // Change rows and definition versions are written once (an id or a version stands for its content).
+    const pool: TChangeRow[] = [0, 1, 2, 3].map((k) => ({
+      id: `pool-${k}`,
+      capturedAt: new Date(NOW.getTime() - k * 3_600_000),
+      delta: { price: { from: 10 + k, to: 11 + k }, ...(k % 2 ? { stock: { from: "in", to: "out" } } : {}) },
+      decisions: {},
+      materiality: k % 3 ? "material" : "notable",
+    }));
+    const versions = new Map<number, Map<string, { type: "money" | "number"; currency?: string; unit?: string }>>([
+      [1, new Map([["price", { type: "money", currency: "EUR" }]])],
+      [2, new Map([["price", { type: "number", unit: "kg" }]])],
+    ]);
+    const variants: TFeedItem[] = [];
+    for (let i = 0; i < 400; i++) {
+      const version = pick([null, 1, 2]);
+      const from = pick([0, 1]);
+      const changes = pool.slice(from, from + pick([1, 2, 3]));
+      const seenSince = pick([null, new Date(NOW.getTime() - 90 * 60_000), new Date(NOW.getTime() - 150 * 60_000)]);
+      variants.push(
+        trackerCardItem(
+          {
+            tracker: { id: pick(["ta", "tb"]), decision: pick(["Buy?", "Buy now?"]) },
+            formats: version === null ? new Map() : (versions.get(version) as Map<string, never>),
+            definitionVersion: version,
+            changes,
+            total: pick([changes.length, 7, 1000]),
+          },
+          seenSince,
+        ) as TFeedItem,
+      );
+      const start = new Date(NOW.getTime() + pick([1, 3, 30]) * 3_600_000);
+      const allDay = pick([false, true]);
+      variants.push(
+        eventItem(
+          {
+            uid: pick(["u1", "u2"]),
+            recurrenceId: pick([null, "2026-11-30"]),
+            summary: pick(["Ride", "Ride|s4:x", "Ride "]),
+            location: pick([null, "Depot", "|s5:Depot"]),
+            allDay,
+            start: allDay ? pick(["2026-11-30", "2026-12-01"]) : start.toISOString(),
+            end: null,
+          },
+          start,
+          pick([null, new Date(start.getTime() + 3_600_000)]),
+          pick([NOW, new Date(NOW.getTime() + 2 * 3_600_000)]),
+        ),
+      );
+      variants.push(
+        failingItem({
+          id: pick(["fa", "fb"]),
+          decision: pick(["Open?", "Open? "]),
+          lastError: pick([null, "HTTP 500", "HTTP 500 "]),
+          consecutiveFailures: pick([3, 4]),
+          updatedAt: pick([NOW, new Date(NOW.getTime() - 1)]),
+        }),
+      );
+    }
+    const content = new Map<object, string>();
+    let groups = 0;
+    for (const card of variants) {
+      const memo = memoOfCard(card);
+      expect(memo, card.type).toBeDefined(); // every builder here keys its cards
+      const json = JSON.stringify(card);
+      const seen = content.get(memo as object);
+      if (seen === undefined) {
+        content.set(memo as object, json);
+        groups++;
+      } else expect(json, "two different cards share a memo entry").toBe(seen);
+    }
+    // The same card built again finds the same entry (what makes a repeat load warm), often enough here that
+    // sharing is tested, not avoided…
+    expect(variants.length - groups).toBeGreaterThan(200);
+    // …and as many entries as distinct cards: no change of content keeps its old entry.
+    expect(new Set(variants.map((c) => JSON.stringify(c))).size).toBe(groups);
+  });
+
+  it("a card whose formats cannot be named (formats without a version) is not memoised", () => {
+    const card = trackerCardItem(
+      {
+        tracker: { id: "t-formats", decision: "Buy?" },
+        formats: new Map([["price", { type: "money", currency: "EUR" }]]),
+        changes: [
+          { id: "c-f", capturedAt: NOW, delta: { price: { from: 1, to: 2 } }, decisions: {}, materiality: "material" },
+        ],
+        total: 1,
+      },
+      null,
+    ) as TFeedItem;
+    expect(memoOfCard(card)).toBeUndefined();
+    assembleFeed([card], null, ctx);
+    assembleFeed([card], null, ctx);
+    expect(cardChecks()).toBe(2); // checked on every load, as before the memo
+  });
+
+  it("two users: their own trackers never share an entry; a shared calendar event answers each one's memory", () => {
+    const decision = "Is the venue open?";
+    const change = (id: string) => ({
+      id,
+      capturedAt: NOW,
+      delta: { price: { from: 1, to: 2 } },
+      decisions: {},
+      materiality: "material" as const,
+    });
+    const a = trackerCardItem(
+      { tracker: { id: "t-user-a", decision }, formats: new Map(), changes: [change("ca")], total: 1 },
+      null,
+    );
+    const b = trackerCardItem(
+      { tracker: { id: "t-user-b", decision }, formats: new Map(), changes: [change("cb")], total: 1 },
+      null,
+    );
+    expect(memoOfCard(a as TFeedItem)).not.toBe(memoOfCard(b as TFeedItem));
+    // The same ICS event in both users' calendars is the same card: one entry, a verdict about its content only.
+    const start = new Date(NOW.getTime() + 5 * 3_600_000);
+    const occurrence = {
+      uid: "shared",
+      recurrenceId: null,
+      summary: "Cycling club",
+      location: "Depot",
+      allDay: false,
+      start: start.toISOString(),
+      end: null,
+    };
+    const event = () => eventItem(occurrence, start, null, NOW);
+    expect(memoOfCard(event())).toBe(memoOfCard(event()));
+    const cyclist = { now: NOW, memoryWords: memoryWords("I go cycling on Sundays") };
+    const other = { now: NOW, memoryWords: memoryWords("We care about pricing") };
+    const score = (c: typeof ctx) => assembleFeed([event()], null, c).items[0]?.score;
+    const expected = (c: typeof ctx) => postProcess([event()], c, [...DEFAULT_POST_PROCESSORS])[0]?.score;
+    expect(expected(cyclist)).not.toBe(expected(other)); // the words matter for this card
+    for (const c of [cyclist, other, cyclist, other]) expect(score(c)).toBe(expected(c));
+    expect(cardChecks()).toBe(1); // one content, one check
+  });
+
+  it("stays bounded: at most 2 × CARD_MEMO_SIZE entries however many cards pass", () => {
+    for (let i = 0; i < 3 * CARD_MEMO_SIZE; i++) {
+      failingItem({ id: `bound-${i}`, decision: "Open?", lastError: null, consecutiveFailures: 3, updatedAt: NOW });
+    }
+    expect(cardMemo.size).toBeGreaterThanOrEqual(CARD_MEMO_SIZE);
+    expect(cardMemo.size).toBeLessThanOrEqual(2 * CARD_MEMO_SIZE);
+  });
+});
+
+describe("LruMap", () => {
+  it("keeps the last maxSize keys used, holds at most 2 × maxSize, and a read keeps an entry", () => {
+    const lru = new LruMap<string, { v: number }>(3);
+    for (let i = 0; i < 10; i++) lru.set(`k${i}`, { v: i });
+    expect(lru.size).toBeLessThanOrEqual(6);
+    for (const k of ["k7", "k8", "k9"]) expect(lru.get(k)).toBeDefined();
+    expect(lru.get("k0")).toBeUndefined();
+    // A key read now and then outlives keys written after it.
+    const kept = new LruMap<string, { v: number }>(3);
+    kept.set("keep", { v: -1 });
+    for (let i = 0; i < 30; i++) {
+      kept.set(`w${i}`, { v: i });
+      expect(kept.get("keep")?.v).toBe(-1);
+      expect(kept.size).toBeLessThanOrEqual(6);
+    }
+    expect(kept.getOrSet("keep", () => ({ v: 0 })).v).toBe(-1);
+    expect(kept.getOrSet("new", () => ({ v: 1 })).v).toBe(1);
+    expect(kept.get("new")?.v).toBe(1);
   });
 });

@@ -137,6 +137,25 @@ describe("feed post-processors", () => {
     expect(merged.find((i) => i.id === "synthetic:brief")?.synthetic).toBe(true);
   });
 
+  it("a synthetic item never replaces a card, nor a synthetic item of the same id", () => {
+    const ui = { root: "r", elements: { r: { type: "Text", props: { text: "hi" }, children: [] } } };
+    const merged = mergeEnhancement(
+      [item("a"), item("b")],
+      {
+        ...EMPTY_ENHANCEMENT,
+        syntheticItems: [
+          { id: "b", type: "briefing", ui },
+          { id: "synthetic:x", type: "briefing", ui },
+          { id: "synthetic:x", type: "other", ui },
+        ],
+      },
+      now,
+    );
+    expect(ids(merged).sort()).toEqual(["a", "b", "synthetic:x"]);
+    expect(merged.find((i) => i.id === "b")?.synthetic).toBeUndefined();
+    expect(merged.find((i) => i.id === "synthetic:x")?.type).toBe("briefing");
+  });
+
   it("merging an empty enhancement leaves slots empty", () => {
     const merged = mergeEnhancement(
       [item("a", { slots: { why: { description: "d", content: null } } })],

@@ -12,6 +12,7 @@ import {
   type TCalendarRefreshOutcome,
 } from "../calendar/calendar-cache";
 import { resolveOccurrenceTime, type TCalendarOccurrence } from "../calendar/parse-calendar";
+import { cardKey, keyCard } from "../card-memo";
 import type { TFeedSource } from "../feed-engine";
 import { calendarSetupItem } from "./setup-items";
 
@@ -62,8 +63,19 @@ function loadingItem(now: Date): TFeedItem {
   };
 }
 
+/**
+ * Its content key (card-memo.ts): the occurrence's fields, its resolved times, and the two things `now` changes
+ * (whether it starts soon, how near it is) — not `now` itself, so the same event keeps its key between loads.
+ */
+function eventKey(o: TCalendarOccurrence, start: Date, end: Date | null, soon: boolean, relevance: string): string {
+  const parts = [o.uid, o.recurrenceId, o.summary, o.location, o.allDay, o.start, start.getTime(), end?.getTime()];
+  return cardKey("calendar-event", [...parts, soon, relevance]);
+}
+
 export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null, now: Date): TFeedItem {
   const hoursAway = (start.getTime() - now.getTime()) / 3_600_000;
+  const soon = hoursAway <= SOON_HOURS && !o.allDay;
+  const timeRelevance = hoursAway <= SOON_HOURS ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient";
   // EventRow shows a time; an all-day event shows its day instead.
   const row = o.allDay
     ? [
@@ -89,7 +101,7 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
           },
         },
       ];
-  return {
+  const item: TFeedItem = {
     id: itemId(o),
     sourceId: "calendar",
     type: "calendar-event",
@@ -103,12 +115,9 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
       ...(o.recurrenceId ? { recurring: true } : {}),
       // Part of the enhancement's input: an event becoming imminent is a context change (seed 000), so its
       // logistics are written again for "leave now" rather than "tomorrow".
-      ...(hoursAway <= SOON_HOURS && !o.allDay ? { startsSoon: true } : {}),
+      ...(soon ? { startsSoon: true } : {}),
     },
-    signals: {
-      urgency: hoursAway <= SOON_HOURS && !o.allDay ? 0.7 : 0.4,
-      timeRelevance: hoursAway <= SOON_HOURS ? "imminent" : hoursAway <= 24 ? "upcoming" : "ambient",
-    },
+    signals: { urgency: soon ? 0.7 : 0.4, timeRelevance },
     ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
       ...row,
       { key: "context", type: "Slot", props: { name: "context" } },
@@ -132,6 +141,7 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
       },
     },
   };
+  return keyCard(item, eventKey(o, start, end, soon, timeRelevance));
 }
 
 /**

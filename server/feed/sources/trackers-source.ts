@@ -11,6 +11,7 @@ import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline
 import type { TDb } from "@/server/db";
 import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "@/server/intelligence/definition";
 import { FAILING_WHERE } from "@/server/trackers";
+import { cardKey, keyCard } from "../card-memo";
 import type { TFeedSource } from "../feed-engine";
 import { noticeItem } from "./setup-items";
 
@@ -44,6 +45,11 @@ export type TTrackerCardInput = {
   changes: TChangeRow[];
   /** Material and notable changes in the lookback window, the newest included (capped at COUNT_CAP). */
   total: number;
+  /**
+   * The definition version `formats` come from (the tracker's locked one; null: none, so no formats). It names
+   * the formats in the card's memo key; without it only a card with no formats gets a key.
+   */
+  definitionVersion?: number | null;
 };
 
 /** A tracker the feed shows as failing. */
@@ -119,6 +125,20 @@ export function sparklineOf(
 }
 
 /**
+ * The card's content key (card-memo.ts): everything `trackerCardItem` reads — the tracker and its decision, the
+ * definition version its formats come from, the count, and each change by id with whether it is new (change rows
+ * and definition versions are written once, never updated, so an id or a version stands for its content).
+ * Undefined when the formats cannot be named (formats without a version): that card is not memoised.
+ */
+function trackerCardKey(input: TTrackerCardInput, isNew: (c: TChangeRow) => boolean): string | undefined {
+  const version = input.definitionVersion ?? (input.formats.size === 0 ? null : undefined);
+  if (version === undefined) return undefined;
+  const parts: (string | number | boolean | null)[] = [input.tracker.id, input.tracker.decision, version, input.total];
+  for (const c of input.changes) parts.push(c.id, isNew(c));
+  return cardKey("tracker-change", parts);
+}
+
+/**
  * One card per decision (DESIGN §6, the feed as a briefing): its situation now — the latest change with its
  * time, from → to in people's units, a sparkline of the main number, what is new since the reader last looked,
  * the model's "what this means for your decision" slot, and the earlier changes folded behind "n earlier".
@@ -182,7 +202,7 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
     });
   }
   children.push({ key: "link", type: "Link", props: { href, label: `Open the timeline of “${tracker.decision}”` } });
-  return {
+  const item: TFeedItem = {
     id: `change:${latest.id}`,
     sourceId: "trackers",
     type: "tracker-change",
@@ -209,33 +229,44 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
       next: { description: "What the user should check next, concretely (one sentence)", content: null },
     },
   };
+  const key = trackerCardKey(input, isNew);
+  return key === undefined ? item : keyCard(item, key);
 }
 
 /** A tracker whose refreshes keep failing: one calm line with the reason and a link (not an alarm). */
 export function failingItem(t: TFailingCardRow): TFeedItem {
   const reason = t.lastError?.trim() || "no reason was recorded";
-  return {
-    id: `failing:${t.id}`,
-    sourceId: "trackers",
-    type: "tracker-failing",
-    timestamp: t.updatedAt,
-    data: { trackerId: t.id, decision: t.decision, failures: t.consecutiveFailures },
-    signals: { urgency: 0.6, timeRelevance: "ambient" },
-    ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-      {
-        key: "line",
-        type: "Text",
-        props: {
-          text: `“${t.decision}” could not be checked ${t.consecutiveFailures} times in a row: ${reason}`.slice(
-            0,
-            2000,
-          ),
-          tone: "muted",
+  // Its content key (card-memo.ts): every value it is built from (the reason as shown).
+  const key = cardKey("tracker-failing", [t.id, t.decision, reason, t.consecutiveFailures, t.updatedAt.getTime()]);
+  return keyCard(
+    {
+      id: `failing:${t.id}`,
+      sourceId: "trackers",
+      type: "tracker-failing",
+      timestamp: t.updatedAt,
+      data: { trackerId: t.id, decision: t.decision, failures: t.consecutiveFailures },
+      signals: { urgency: 0.6, timeRelevance: "ambient" },
+      ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
+        {
+          key: "line",
+          type: "Text",
+          props: {
+            text: `“${t.decision}” could not be checked ${t.consecutiveFailures} times in a row: ${reason}`.slice(
+              0,
+              2000,
+            ),
+            tone: "muted",
+          },
         },
-      },
-      { key: "link", type: "Link", props: { href: `/trackers/${t.id}`, label: `Open “${t.decision}”`.slice(0, 200) } },
-    ]),
-  };
+        {
+          key: "link",
+          type: "Link",
+          props: { href: `/trackers/${t.id}`, label: `Open “${t.decision}”`.slice(0, 200) },
+        },
+      ]),
+    },
+    key,
+  );
 }
 
 /** No tracker yet: the feed's first step. */
@@ -271,7 +302,12 @@ export function groupCardRows(rows: readonly TCardRow[]): Map<string, Omit<TTrac
   for (const row of rows) {
     let card = cards.get(row.trackerId);
     if (!card) {
-      card = { tracker: { id: row.trackerId, decision: row.decision }, changes: [], total: Number(row.total) };
+      card = {
+        tracker: { id: row.trackerId, decision: row.decision },
+        changes: [],
+        total: Number(row.total),
+        definitionVersion: row.lockedVersion,
+      };
       cards.set(row.trackerId, card);
     }
     if (card.changes.length < RECENT_CHANGES_PER_TRACKER) {
