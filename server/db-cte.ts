@@ -7,8 +7,12 @@ import { Prisma } from "./generated/prisma/client";
  */
 export type TCte = { name: string; sql: Prisma.Sql };
 
-/** `EXISTS (SELECT 1 FROM "guard")`: a part writes only when the statement's fencing CTE returned a row. */
-export function guardedBy(guard: string): Prisma.Sql {
+/**
+ * `EXISTS (SELECT 1 FROM "guard")`: a part writes only when the statement's fencing CTE returned a row. null: the
+ * part runs on its own (its owner's standalone function), always.
+ */
+export function guardedBy(guard: string | null): Prisma.Sql {
+  if (guard === null) return Prisma.raw("TRUE");
   if (!/^[a-z_][a-z0-9_]*$/.test(guard)) throw new Error(`guardedBy: not a CTE name: ${guard}`);
   return Prisma.raw(`EXISTS (SELECT 1 FROM "${guard}")`);
 }

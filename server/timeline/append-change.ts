@@ -53,7 +53,6 @@ export function appendChangeSql(input: TAppendChangeInput & { guard: string | nu
     throw new AppError("BAD_REQUEST", `Invalid timeline entry: ${detail}`);
   }
   const c = parsed.data;
-  const guard = input.guard === null ? Prisma.empty : Prisma.sql`WHERE ${guardedBy(input.guard)}`;
   return [
     {
       name: "change",
@@ -63,7 +62,7 @@ export function appendChangeSql(input: TAppendChangeInput & { guard: string | nu
       SELECT ${randomUUID()}, ${c.entityId}, ${c.trackerId}, ${c.runId}, ${c.capturedAt},
         ${JSON.stringify(c.delta)}::jsonb, ${c.materiality}::"ChangeMateriality", ${JSON.stringify(c.decisions)}::jsonb,
         ${JSON.stringify(c.citations)}::jsonb, ${c.definitionVersion}::int
-      ${guard}
+      WHERE ${guardedBy(input.guard)}
       ON CONFLICT ("runId", "entityId") DO NOTHING
       RETURNING "id", "trackerId", "materiality"`,
     },

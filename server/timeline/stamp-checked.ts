@@ -11,22 +11,19 @@ export async function stampChecked(
   tx: TDb | TTx,
   input: { entityId: string; contentHash: string; checkedAt: Date },
 ): Promise<boolean> {
-  const { count } = await tx.entityCurrentState.updateMany({
-    where: { entityId: input.entityId },
-    data: { contentHash: input.contentHash, lastCheckedAt: input.checkedAt },
-  });
-  return count > 0;
+  return (await tx.$executeRaw(stampCheckedSql({ ...input, guard: null }).sql)) > 0;
 }
 
 /**
  * stampChecked as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this
- * table, the refresh composes). `guard` is the name of the statement's fencing CTE: no fence, no stamp.
+ * table, the refresh composes). `guard` is the name of the statement's fencing CTE: no fence, no stamp (null:
+ * unguarded, as stampChecked runs it).
  */
 export function stampCheckedSql(input: {
   entityId: string;
   contentHash: string;
   checkedAt: Date;
-  guard: string;
+  guard: string | null;
 }): TCte {
   return {
     name: "stamp",

@@ -32,37 +32,26 @@ function stateJson(input: TStateInput): { fields: Prisma.InputJsonObject; observ
  * transaction as appendChange.
  */
 export async function writeCurrentState(tx: TDb | TTx, input: TStateInput): Promise<TCurrentState> {
-  const { fields: json, observed } = stateJson(input);
-  const data = {
-    fields: json,
+  // The same upsert the refresh's final write carries (writeCurrentStateSql), on its own.
+  await tx.$executeRaw(writeCurrentStateSql({ ...input, guard: null }).sql);
+  const { fields, observed } = stateJson(input);
+  return {
+    entityId: input.entityId,
+    fields,
     observed,
     contentHash: input.contentHash,
     definitionVersion: input.definitionVersion,
     lastCheckedAt: input.checkedAt,
     updatedAt: input.checkedAt,
   };
-  const row = await tx.entityCurrentState.upsert({
-    where: { entityId: input.entityId },
-    create: { entityId: input.entityId, ...data },
-    update: data,
-  });
-  return {
-    entityId: row.entityId,
-    fields: json,
-    observed,
-    contentHash: row.contentHash,
-    definitionVersion: row.definitionVersion,
-    lastCheckedAt: row.lastCheckedAt,
-    updatedAt: row.updatedAt,
-  };
 }
 
 /**
  * writeCurrentState as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this table,
  * the refresh composes it with the run and the change row): an upsert that writes only when the statement's fencing
- * CTE `guard` returned a row.
+ * CTE `guard` returned a row (null: unguarded, as writeCurrentState runs it).
  */
-export function writeCurrentStateSql(input: TStateInput & { guard: string }): TCte {
+export function writeCurrentStateSql(input: TStateInput & { guard: string | null }): TCte {
   const { fields, observed } = stateJson(input);
   return {
     name: "state",
