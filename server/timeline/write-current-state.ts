@@ -28,11 +28,10 @@ function stateJson(input: TStateInput): { fields: Prisma.InputJsonObject; observ
 /**
  * Replaces the entity's accepted record (material, notable, noise or baseline path): fields (the baseline),
  * what the source said (`observed`, defaults to the fields), hash and definition version, with
- * lastCheckedAt = updatedAt = checkedAt. Creates the row on the first run. Meant to run in the same
- * transaction as appendChange.
+ * lastCheckedAt = updatedAt = checkedAt. Creates the row on the first run. The refresh writes it as part of its one
+ * final statement (writeCurrentStateSql); this runs the same upsert on its own.
  */
 export async function writeCurrentState(tx: TDb | TTx, input: TStateInput): Promise<TCurrentState> {
-  // The same upsert the refresh's final write carries (writeCurrentStateSql), on its own.
   await tx.$executeRaw(writeCurrentStateSql({ ...input, guard: null }).sql);
   const { fields, observed } = stateJson(input);
   return {
