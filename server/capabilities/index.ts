@@ -47,7 +47,12 @@ export { documentFormatOfHash, hashStructuredDocument } from "./web-scrape/hash-
 export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
 export { looksLikeShell, type TShellVerdict } from "./web-scrape/looks-like-shell";
 export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
-export { answerCssInWorker, closePageWorkers, readPageInWorker } from "./web-scrape/page-worker-pool";
+export {
+  answerCssInWorker,
+  closePageWorkers,
+  encodeJsonOffThread,
+  readPageInWorker,
+} from "./web-scrape/page-worker-pool";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";
 export { safeFetch, type TSafeFetchOptions } from "./web-scrape/safe-fetch";

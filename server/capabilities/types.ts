@@ -99,6 +99,12 @@ export type TCapabilityContext = {
    * definition's CSS extractors, so a page is parsed once, in the page worker. Not part of the input.
    */
   cssQueries?: readonly TCssQuery[];
+  /**
+   * The salt of the refresh pre-check's hash (tracker and definition version): a verb that builds its document off
+   * the event loop (web.scrape) returns `contentHash` = hashStructuredDocument(document, hashSalt) computed there.
+   * Not part of the input.
+   */
+  hashSalt?: string;
 };
 
 export type TCapability<TInput = unknown, TResults = unknown> = {

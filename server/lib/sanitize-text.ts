@@ -8,8 +8,13 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what must go
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** ES2024's String.prototype.isWellFormed (Node 20+; the compiler's lib is ES2023). */
+type TWellFormed = { isWellFormed(): boolean };
+
 /** The text without NUL characters and lone surrogates. */
 export function sanitizeText(text: string): string {
+  // Nearly every page has neither: two native scans instead of a look-behind pattern over the whole text.
+  if ((text as string & TWellFormed).isWellFormed() && !text.includes("\u0000")) return text;
   return text.replace(UNSTORABLE, "");
 }
 

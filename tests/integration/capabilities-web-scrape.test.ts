@@ -143,6 +143,29 @@ describe("web.scrape against the fixture site", () => {
     expect(hashOf(await scrapeOk(site.urlFor("/api/stock")))).not.toBe(hashOf(a));
   });
 
+  it("with a hash salt, returns the pre-check's hash computed in the page worker: the same as hashing the document here", async () => {
+    site.setPage("/product", { body: productPage({ seed: 1 }) });
+    site.setJson("/api/stock", { sku: "W-1", price: { amount: 12.5, currency: "EUR" }, requestId: "r1" });
+    site.setPage("/notes.txt", { body: "Price: €9,90", contentType: "text/plain; charset=utf-8" });
+    const seen = new Set<string>();
+    for (const path of ["/product", "/api/stock", "/notes.txt"]) {
+      for (const salt of ["tracker-a:v1", "tracker-a:v2"]) {
+        const env = (await executeCapability(
+          "web.scrape",
+          { url: site.urlFor(path) },
+          { config: config(), hashSalt: salt },
+        )) as TCapabilityEnvelope<TWebScrapeOutput>;
+        const out = env.results as TWebScrapeOutput;
+        expect(out.contentHash, `${path} ${salt}`).toBe(hashStructuredDocument(out.document, salt));
+        seen.add(out.contentHash as string);
+      }
+    }
+    // Every page and every salt (definition version) is its own hash.
+    expect(seen.size).toBe(6);
+    // Without a salt nothing is hashed there (callers that never pre-check pay nothing for it).
+    expect((await scrapeOk(site.urlFor("/product"))).contentHash).toBeUndefined();
+  });
+
   it("reads plain text", async () => {
     site.setPage("/robots.txt", { body: "Price:   €9,90\n\n  in stock  ", contentType: "text/plain; charset=utf-8" });
     const out = await scrapeOk(site.urlFor("/robots.txt"));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatStructuredDocument, looksLikeShell } from "@/server/capabilities";
+import { visibleChars } from "@/server/capabilities/web-scrape/looks-like-shell";
+import { sanitizeText } from "@/server/lib/sanitize-text";
 import { jsPricePage } from "../fixtures/site/js-pages";
 
 const verdict = (html: string) =>
@@ -47,5 +49,44 @@ describe("looksLikeShell (web.scrape render: auto)", () => {
   it("JSON and text bodies are never shells", () => {
     const document = formatStructuredDocument({ kind: "json", json: {} }, "https://api.example/x");
     expect(looksLikeShell({ kind: "json", html: "{}", document }).shell).toBe(false);
+  });
+});
+
+describe("visibleChars (the shell check's count, without copying the text)", () => {
+  // Every character JavaScript's \s matches, ASCII and not, beside ordinary and astral characters.
+  const samples = [
+    "",
+    "  \t\n\v\f\r ",
+    "Closed today. Back tomorrow.",
+    "a\u00a0b\u1680c\u2000d\u200ae\u2028f\u2029g\u202fh\u205fi\u3000j\ufeffk",
+    "€9,90 — 😀 ok\u0085x",
+    "\ud800 lone \udc00 surrogates",
+  ];
+  it.each(samples)("counts what /\\s+/ removal leaves: %j", (text) => {
+    const expected = text.replace(/\s+/g, "").length;
+    expect(visibleChars(text, Number.POSITIVE_INFINITY)).toBe(expected);
+    expect(visibleChars(text, 3)).toBe(Math.min(expected, 3));
+  });
+});
+
+describe("sanitizeText's fast path", () => {
+  // The pattern it replaces on text that has something to remove.
+  const slow = (t: string) =>
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what must go
+    t.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "");
+  it.each([
+    "plain ASCII",
+    "€ and 😀 (a pair)",
+    "NUL\u0000inside",
+    "lone high \ud800 here",
+    "lone low \udc00 here",
+    "\udc00\ud800 reversed pair",
+    "😀\ud83d",
+  ])("same result as the full pattern: %j", (text) => {
+    expect(sanitizeText(text)).toBe(slow(text));
+  });
+  it("returns the very string when there is nothing to remove", () => {
+    const text = `<p>${"x".repeat(1000)} 😀</p>`;
+    expect(sanitizeText(text)).toBe(text);
   });
 });

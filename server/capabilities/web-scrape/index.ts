@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { sanitizeText } from "../../lib/sanitize-text";
 import { CapabilityFailure, completed, failed } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "./format-structured-document";
-import { looksLikeShell } from "./looks-like-shell";
 import { readPageInWorker } from "./page-worker-pool";
 import { renderPage } from "./render-page";
 import { safeFetch, type TFetchStats } from "./safe-fetch";
@@ -48,6 +46,11 @@ export const ZWebScrapeOutputSchema = z.object({
   contentType: z.string(),
   /** The stable structured document; hash this (with the definition version), not the raw page. */
   document: ZStructuredDocumentSchema,
+  /**
+   * hashStructuredDocument(document, ctx.hashSalt) when the caller passed a salt: computed in the page worker
+   * beside the document, so the refresh's pre-check costs the server's thread nothing.
+   */
+  contentHash: z.string().optional(),
   /** Raw HTML (capped, storable characters only). Volatile; never part of the hash. */
   html: z.string().optional(),
   /** Parsed JSON body as served (volatile keys included) for JSON-pointer extractors. */
@@ -147,7 +150,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       rendered = { rendered: false };
     }
     let kind = bodyKindOf(body.contentType) ?? sniffKind(body.text);
-    const read = (b: TBody, k: TBodyKind) =>
+    const read = (b: TBody, k: TBodyKind, shellCheck: boolean) =>
       readPageInWorker(
         {
           kind: k,
@@ -156,21 +159,24 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           requestedUrl: input.url,
           contentType: b.contentType,
           css: [...(ctx.cssQueries ?? [])],
+          htmlMaxChars: config.htmlMaxChars,
+          ...(ctx.hashSalt !== undefined ? { hashSalt: ctx.hashSalt } : {}),
+          ...(shellCheck ? { shellCheck } : {}),
         },
         config.page,
         ctx.signal,
       );
-    // Parsing, the structured document and CSS queries run in a worker thread with a time and memory
-    // budget (DESIGN §5); this thread only waits.
-    let page = await read(body, kind);
+    // Parsing, the structured document, CSS queries, the content hash, the shell check and the storable HTML run
+    // in a worker thread with a time and memory budget (DESIGN §5); this thread only waits.
+    let page = await read(body, kind, mode === "auto" && !rendered.rendered);
     if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
     if (mode === "auto" && !rendered.rendered) {
-      const verdict = looksLikeShell({ kind, html: body.text, document: page.document });
+      const verdict = page.shell ?? { shell: false, reasons: [] };
       if (verdict.shell && config.browser) {
         const r = await render();
         body = r.body;
         kind = "html";
-        page = await read(body, kind);
+        page = await read(body, kind, false);
         if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
         rendered = {
           rendered: true,
@@ -195,10 +201,10 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       document,
       render: rendered,
     };
+    if (page.contentHash !== undefined) output.contentHash = page.contentHash;
     if (kind === "json") output.json = json;
     if (kind === "html") {
-      const cap = config.htmlMaxChars;
-      output.html = sanitizeText(body.text.length > cap ? body.text.slice(0, cap) : body.text);
+      output.html = page.html ?? "";
       if (ctx.cssQueries?.length) output.css = page.css;
     }
     envelope = completed(output);

@@ -29,10 +29,10 @@ export function looksLikeShell(input: {
 }): TShellVerdict {
   if (input.kind !== "html") return { shell: false, reasons: [] };
   const doc = input.document;
-  const textChars = doc.mainText.replace(/\s+/g, "").length;
   // Content a fetch can already see: prices, offers or structured data make it a plain page.
-  if (textChars >= SHELL_TEXT_CHARS || doc.prices.length > 0 || doc.offers.length > 0)
-    return { shell: false, reasons: [] };
+  if (doc.prices.length > 0 || doc.offers.length > 0) return { shell: false, reasons: [] };
+  const textChars = visibleChars(doc.mainText, SHELL_TEXT_CHARS);
+  if (textChars >= SHELL_TEXT_CHARS) return { shell: false, reasons: [] };
   const reasons: string[] = [];
   const root = APP_ROOT.exec(input.html);
   if (root) reasons.push(`an app root element (#${root[1]})`);
@@ -41,4 +41,21 @@ export function looksLikeShell(input: {
   if (scripts > 0 && textChars < 40) reasons.push(`${scripts} script(s) and almost no text`);
   if (reasons.length === 0) return { shell: false, reasons: [] };
   return { shell: true, reasons: [`only ${textChars} characters of text`, ...reasons] };
+}
+
+const WHITESPACE = /\s/;
+
+/**
+ * Characters of `text` that are not whitespace (as `\s` counts it), counted up to `limit`: a page with real content
+ * stops the count early, and nothing is copied (this runs on every fetched page).
+ */
+export function visibleChars(text: string, limit: number): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count < limit; i++) {
+    const c = text.charCodeAt(i);
+    // ASCII fast path: space, \t \n \v \f \r; anything else non-ASCII asks the pattern.
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 128 || !WHITESPACE.test(text[i] as string)) count++;
+  }
+  return count;
 }

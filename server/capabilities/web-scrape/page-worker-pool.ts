@@ -1,9 +1,11 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { encodeJson, type TEncodedJson } from "../../lib/encode-json";
 import { CapabilityFailure } from "../envelope";
 import type { TCssAnswer, TCssQuery } from "./css-query";
 import type { TPageLimits } from "./page-limits";
+import { describeTask, type TWorkerResult, type TWorkerTask } from "./page-tasks";
 import type { TPageResult, TPageTask } from "./understand-page";
 
 /**
@@ -22,9 +24,9 @@ const BOOTSTRAP = `import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)});`;
 
 type TJob = {
   id: number;
-  task: TPageTask;
+  task: TWorkerTask;
   timeoutMs: number;
-  resolve: (r: TPageResult) => void;
+  resolve: (r: TWorkerResult) => void;
   reject: (e: Error) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -47,10 +49,10 @@ class PageWorkerPool {
 
   constructor(private readonly limits: Pick<TPageLimits, "memoryMb" | "workers">) {}
 
-  run(task: TPageTask, timeoutMs: number, signal?: AbortSignal): Promise<TPageResult> {
-    return new Promise<TPageResult>((resolve, reject) => {
+  run(task: TWorkerTask, timeoutMs: number, signal?: AbortSignal): Promise<TWorkerResult> {
+    return new Promise<TWorkerResult>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(new CapabilityFailure("ABORTED", `Reading ${task.finalUrl} was cancelled.`, true));
+        reject(new CapabilityFailure("ABORTED", `${describeTask(task)} was cancelled.`, true));
         return;
       }
       const job: TJob = { id: this.nextId++, task, timeoutMs, resolve, reject };
@@ -60,7 +62,7 @@ class PageWorkerPool {
           const i = this.queue.indexOf(job);
           if (i < 0) return; // already in a worker: it finishes within its budget
           this.queue.splice(i, 1);
-          reject(new CapabilityFailure("ABORTED", `Reading ${task.finalUrl} was cancelled.`, true));
+          reject(new CapabilityFailure("ABORTED", `${describeTask(task)} was cancelled.`, true));
         };
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
@@ -98,7 +100,7 @@ class PageWorkerPool {
     });
     const slot: TSlot = { worker, ready: false, dead: false, job: null, timer: null };
     this.slots.push(slot);
-    worker.on("message", (message: { ready?: true; id?: number; result?: TPageResult; error?: string }) => {
+    worker.on("message", (message: { ready?: true; id?: number; result?: TWorkerResult; error?: string }) => {
       if (message.ready) {
         slot.ready = true;
         worker.unref();
@@ -112,7 +114,7 @@ class PageWorkerPool {
         job.reject(
           new CapabilityFailure(
             "INTERNAL",
-            `Reading ${job.task.finalUrl} failed unexpectedly: ${message.error ?? "no result"}`,
+            `${describeTask(job.task)} failed unexpectedly: ${message.error ?? "no result"}`,
           ),
         );
       } else {
@@ -133,7 +135,7 @@ class PageWorkerPool {
       job.reject(
         new CapabilityFailure(
           "PAGE_TOO_COMPLEX",
-          `Reading ${job.task.finalUrl} took longer than its ${seconds(job.timeoutMs)} budget, so it was stopped. The page is too large or too deeply nested to read.`,
+          `${describeTask(job.task)} took longer than its ${seconds(job.timeoutMs)} budget, so it was stopped. The page is too large or too deeply nested to read.`,
           false,
           { timeoutMs: job.timeoutMs },
         ),
@@ -175,11 +177,11 @@ class PageWorkerPool {
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
           ? new CapabilityFailure(
               "PAGE_TOO_COMPLEX",
-              `Reading ${job.task.finalUrl} needed more than ${this.limits.memoryMb} MB, so it was stopped. The page is too large to read.`,
+              `${describeTask(job.task)} needed more than ${this.limits.memoryMb} MB, so it was stopped. The page is too large to read.`,
               false,
               { memoryMb: this.limits.memoryMb },
             )
-          : new CapabilityFailure("INTERNAL", `Reading ${job.task.finalUrl} failed unexpectedly: ${error.message}`),
+          : new CapabilityFailure("INTERNAL", `${describeTask(job.task)} failed unexpectedly: ${error.message}`),
       );
     }
     if (!wasReady) {
@@ -195,17 +197,37 @@ class PageWorkerPool {
 }
 
 let pool: PageWorkerPool | null = null;
+/** The limits the pool was started with (an encode job gets the same time budget as a page). */
+let poolLimits: TPageLimits | null = null;
 
 /** Reads one page in the process-wide pool (sized by the first caller's limits). */
 export function readPageInWorker(task: TPageTask, limits: TPageLimits, signal?: AbortSignal): Promise<TPageResult> {
-  pool ??= new PageWorkerPool(limits);
-  return pool.run(task, limits.timeoutMs, signal);
+  if (!pool) {
+    pool = new PageWorkerPool(limits);
+    poolLimits = limits;
+  }
+  return pool.run(task, limits.timeoutMs, signal) as Promise<TPageResult>;
+}
+
+/**
+ * JSON + sha256 + Brotli of `value` (lib/encode-json.ts) in a page worker when the pool runs (a refresh that read a
+ * page started it): the server's thread pays for copying the value in, not for serialising, hashing and compressing
+ * it. Without a pool, or when the worker fails, the same bytes are made here (Brotli in libuv's thread pool).
+ */
+export async function encodeJsonOffThread(value: unknown, label: string): Promise<TEncodedJson> {
+  if (!pool || !poolLimits) return encodeJson(value);
+  try {
+    return (await pool.run({ kind: "encode-json", value, label }, poolLimits.timeoutMs)) as TEncodedJson;
+  } catch {
+    return encodeJson(value);
+  }
 }
 
 /** Stops the pool's workers; the next page starts a fresh pool. */
 export async function closePageWorkers(): Promise<void> {
   const current = pool;
   pool = null;
+  poolLimits = null;
   await current?.close();
 }
 

@@ -5,12 +5,12 @@
 import { parentPort } from "node:worker_threads";
 import { tsImport } from "tsx/esm/api";
 
-const { understandPage } = await tsImport("./understand-page.ts", import.meta.url);
+const { runPageTask } = await tsImport("./page-tasks.ts", import.meta.url);
 
 parentPort.on("message", (message) => {
   let reply;
   try {
-    reply = { id: message.id, result: understandPage(message.task) };
+    reply = { id: message.id, result: runPageTask(message.task) };
   } catch (error) {
     reply = { id: message.id, error: error instanceof Error ? error.message : String(error) };
   }

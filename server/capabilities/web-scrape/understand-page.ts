@@ -1,12 +1,16 @@
-import { sanitizeForStorage } from "../../lib/sanitize-text";
+import { sanitizeForStorage, sanitizeText } from "../../lib/sanitize-text";
 import { answerCssQueries, type TCssAnswer, type TCssQuery } from "./css-query";
 import { formatStructuredDocument, type TStructuredDocument } from "./format-structured-document";
+import { hashStructuredDocument } from "./hash-structured-document";
 import { buildHtmlTree } from "./html-tree";
+import { looksLikeShell, type TShellVerdict } from "./looks-like-shell";
 
 /**
  * Everything web.scrape does with an untrusted body, in one pure function that runs inside a page
  * worker (page-worker.mjs): parse once, build the structured document, answer the caller's CSS
- * queries from the same tree. Plain data in, plain data out (structured-clone safe).
+ * queries from the same tree — and, so that the server's own thread only waits, the per-page work that follows
+ * from the document: its content hash (with the caller's salt), the app-shell check and the storable HTML.
+ * Plain data in, plain data out (structured-clone safe).
  */
 
 export type TPageTask = {
@@ -16,13 +20,39 @@ export type TPageTask = {
   requestedUrl: string;
   contentType: string;
   css: TCssQuery[];
+  /** Given: `contentHash` = hashStructuredDocument(document, hashSalt), the very hash the refresh pre-check compares. */
+  hashSalt?: string;
+  /** `render: auto` before any render: answer `shell` (looks-like-shell.ts). */
+  shellCheck?: boolean;
+  /** HTML bodies: `html` = the body cut to this many characters, storable characters only. */
+  htmlMaxChars?: number;
 };
 
 export type TPageResult =
-  | { ok: true; document: TStructuredDocument; json?: unknown; css: Record<string, TCssAnswer> }
+  | {
+      ok: true;
+      document: TStructuredDocument;
+      json?: unknown;
+      css: Record<string, TCssAnswer>;
+      contentHash?: string;
+      shell?: TShellVerdict;
+      html?: string;
+    }
   | { ok: false; code: "INVALID_RESPONSE"; message: string };
 
 export function understandPage(task: TPageTask): TPageResult {
+  const read = readBody(task);
+  if (!read.ok) return read;
+  if (task.hashSalt !== undefined) read.contentHash = hashStructuredDocument(read.document, task.hashSalt);
+  if (task.shellCheck) read.shell = looksLikeShell({ kind: task.kind, html: task.body, document: read.document });
+  if (task.kind === "html" && task.htmlMaxChars !== undefined) {
+    const cap = task.htmlMaxChars;
+    read.html = sanitizeText(task.body.length > cap ? task.body.slice(0, cap) : task.body);
+  }
+  return read;
+}
+
+function readBody(task: TPageTask): TPageResult {
   const options = { requestedUrl: task.requestedUrl };
   if (task.kind === "json") {
     let json: unknown;

@@ -14,6 +14,8 @@ export type TCapture = {
   entityKey: string;
   /** For prompts: where the data came from. */
   source: string;
+  /** The document's hash with the run's salt, when the verb computed it beside the document (web.scrape). */
+  contentHash?: string;
 };
 
 type TResults = {
@@ -23,6 +25,7 @@ type TResults = {
   html?: string;
   json?: unknown;
   css?: Record<string, TCssAnswer>;
+  contentHash?: string;
   place?: { placeId?: string } & Record<string, unknown>;
 };
 
@@ -58,5 +61,5 @@ export function readCapture(
   }
   const source =
     capability === "maps.place" ? `Google Maps place ${entityKey}` : `web page ${r.finalUrl ?? inputRecord.url ?? ""}`;
-  return { document, raw, entityKey, source };
+  return { document, raw, entityKey, source, ...(r.contentHash !== undefined ? { contentHash: r.contentHash } : {}) };
 }

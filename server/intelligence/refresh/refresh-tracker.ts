@@ -235,6 +235,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     // with BUDGET_EXCEEDED before any call, and the state stays as it was (DESIGN §9).
     const checkBudget = () => assertModelBudget(db, { userId: tracker.userId, now: now() });
 
+    // The pre-check's salt: the same document under another definition version is new content.
+    const hashSalt = `${trackerId}:v${version}`;
     // 2. Crawl.
     const capture = await steps.time(
       "crawl",
@@ -245,6 +247,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
           callKey: `crawl:${tracker.capability}`,
           // CSS extractors are answered from the crawl's own parse of the page (one parse, off the event loop).
           cssQueries: cssQueriesOf(def),
+          // ...and so is the pre-check's hash (computed there beside the document, by the same function as below).
+          hashSalt,
         });
         if (envelope.status !== "completed" || !envelope.results) {
           const error = envelope.error;
@@ -271,7 +275,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
 
     // 3. Pre-check: same document under the same definition version → nothing to do, no model call, and
     // (with the entity in the bundle) no statement before the final write.
-    const contentHash = hashStructuredDocument(capture.document, `${trackerId}:v${version}`);
+    const contentHash = capture.contentHash ?? hashStructuredDocument(capture.document, hashSalt);
     const format = documentFormatOfHash(contentHash);
     const known = tracker.stale ? undefined : tracker.entities.find((e) => e.entityKey === capture.entityKey.trim());
     // Unchanged: the state stamp rides in the run's one final write.
