@@ -20,6 +20,8 @@ export type TRunDueOptions = {
   signal?: AbortSignal;
   /** Called for each refresh that recorded a change (material or notable): its owner's feed moved. */
   onChange?: (change: { userId: string; trackerId: string }) => void;
+  /** Hears every refresh's result and its wall time (the benchmark pairs them with its pages). */
+  onResult?: (refresh: { trackerId: string; result: TRefreshResult; ms: number }) => void;
 };
 
 export type TRunDueSummary = {
@@ -102,6 +104,7 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
 
   const refreshOne = async (claimed: TLoadedTracker) => {
     const trackerId = claimed.id;
+    const startedAt = performance.now();
     try {
       const result = await refreshTracker(db, trackerId, {
         ...options.refreshOptions,
@@ -109,6 +112,7 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
         claimed,
         log,
       });
+      options.onResult?.({ trackerId, result, ms: performance.now() - startedAt });
       if (recordedChange(result)) {
         options.onChange?.({ userId: claimed.userId, trackerId });
       }

@@ -5,6 +5,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "@/server/intelligence/refresh";
 import { ensureEntity, writeCurrentState } from "@/server/timeline";
 import { createTracker } from "@/server/trackers";
+import { runDueRefreshes } from "@/server/triggers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
@@ -33,6 +34,7 @@ import {
   numberOption,
   runPool,
   type TBenchArgs,
+  type TBenchChoiceFlag,
   type TBenchFlag,
   type TBenchmark,
   table,
@@ -65,6 +67,22 @@ import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
  */
 
 const WARM_UP_TRACKERS = 50;
+
+/**
+ * Which entry of the hot loop the hot side runs: `refresh` = refreshTracker() per tracker (its own lease read: the
+ * manual "Refresh now", the API and the agent); `claim` = runDueRefreshes(), the claim loop of the cron route and
+ * the worker (one statement claims a batch and loads every bundle, then one final write per tracker) — what runs
+ * on every schedule tick. `both` runs the whole benchmark once per path.
+ */
+type THotPath = "refresh" | "claim";
+const HOT_PATH_FLAG: TBenchChoiceFlag<THotPath | "both"> = {
+  name: "hot-path",
+  env: "BENCH_HOT_PATH",
+  default: "both",
+  choices: ["refresh", "claim", "both"],
+  description: "hot side: refreshTracker() per tracker (manual/API), the cron/worker claim loop, or both in turn",
+};
+const DAY_MS = 24 * 60 * 60_000;
 
 type TOptions = {
   trackers: number;
@@ -146,14 +164,19 @@ const FLAGS = {
   },
 } satisfies Record<keyof TOptions, TBenchFlag>;
 
-type TRunOptions = TOptions & { db: TBenchDbChoice; statements: TBenchStatements };
+type TRunOptions = TOptions & { db: TBenchDbChoice; statements: TBenchStatements; hotPath: THotPath | "both" };
 
 function readOptions(args: TBenchArgs): TRunOptions {
   const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
   if (o.maxKb < o.minKb) {
     throw new BenchUsageError(`--max-kb (${o.maxKb}) must not be smaller than --min-kb (${o.minKb}).`);
   }
-  return { ...o, db: choiceOption(args, DB_FLAG), statements: choiceOption(args, STATEMENTS_FLAG) };
+  return {
+    ...o,
+    db: choiceOption(args, DB_FLAG),
+    statements: choiceOption(args, STATEMENTS_FLAG),
+    hotPath: choiceOption(args, HOT_PATH_FLAG),
+  };
 }
 
 type TTarget = { page: TBenchPage; url: string; trackerId: string; floorEntityId: string; floorSalt: string };
@@ -224,15 +247,55 @@ async function startPass(bench: TBenchDb) {
   };
 }
 
+/** The claim path's clock: one day further every pass, so every tracker is due exactly once per pass. */
+type TClaimClock = { now: Date };
+
 async function hotPass(
   bench: TBenchDb,
   targets: TTarget[],
   options: TRefreshOptions,
   concurrency: number,
   models: TModelServer,
+  claim: TClaimClock | null,
 ): Promise<THotPass> {
   const finish = await startPass(bench);
   const model0 = models.requests.at(-1)?.seq ?? 0;
+  if (claim) {
+    claim.now = new Date(claim.now.getTime() + DAY_MS);
+    const now = claim.now;
+    // The claim loop names its own runs (trigger cron, the claim's lease token); no idempotency key.
+    const { idempotencyKey: _key, trigger: _trigger, ...refreshOptions } = options;
+    const byTracker = new Map<string, { result: TRefreshResult; ms: number }>();
+    const started = performance.now();
+    const { statements, control } = await bench.sql.measure(() =>
+      runDueRefreshes(bench.db, {
+        trigger: "cron",
+        concurrency,
+        budgetMs: 60 * 60_000,
+        maxTrackers: targets.length,
+        now: () => now,
+        ...(options.log ? { log: options.log } : {}),
+        refreshOptions: { ...refreshOptions, now: () => now },
+        onResult: ({ trackerId, result, ms }) => void byTracker.set(trackerId, { result, ms }),
+      }),
+    );
+    const wallMs = performance.now() - started;
+    const modelRequests = (models.requests.at(-1)?.seq ?? 0) - model0;
+    // In target order (the warm-up claims any `targets.length` due trackers: its order does not matter).
+    const inOrder = targets.map((t) => byTracker.get(t.trackerId));
+    const done = inOrder.every((r) => r !== undefined) ? inOrder : [...byTracker.values()];
+    const share = { statements: statements / Math.max(1, done.length), control: control / Math.max(1, done.length) };
+    return {
+      ...(await finish(
+        wallMs,
+        done.map((r) => r?.ms ?? Number.NaN),
+      )),
+      results: done.flatMap((r) => (r ? [r.result] : [])),
+      // The claim is shared by its batch: each refresh gets the pass's mean (not attributable per page).
+      scopes: done.map(() => share),
+      modelRequests,
+    };
+  }
   const { latencies, results, wallMs } = await runPool(targets, concurrency, (t) =>
     bench.sql.measure(() => refreshTracker(bench.db, t.trackerId, options)),
   );
@@ -253,11 +316,12 @@ async function floorRefresh(
   lastHash: Map<string, string>,
 ): Promise<{ crawl: number; hash: number; update: number; changed: boolean } | null> {
   const t0 = performance.now();
-  const envelope = await executeCapability("web.scrape", { url: t.url }, { config });
+  // The hash as the hot loop gets it: computed in the page worker beside the document (hashSalt), else here.
+  const envelope = await executeCapability("web.scrape", { url: t.url }, { config, hashSalt: t.floorSalt });
   const t1 = performance.now();
-  const document = (envelope.results as { document?: unknown } | undefined)?.document;
-  if (envelope.status !== "completed" || document === undefined) return null;
-  const contentHash = hashStructuredDocument(document, t.floorSalt);
+  const results = envelope.results as { document?: unknown; contentHash?: string } | undefined;
+  if (envelope.status !== "completed" || results?.document === undefined) return null;
+  const contentHash = results.contentHash ?? hashStructuredDocument(results.document, t.floorSalt);
   const t2 = performance.now();
   // The same path the hot loop's statements take (named on the driver, or `$queryRaw` with --statements
   // unnamed), so the floor stays the cheapest way to write one row, not Prisma's model layer.
@@ -484,6 +548,7 @@ function serverCpuCell(kind: TBenchDbKind, ms: number): string {
 /** What the comparison across databases and the RESULT line need from one database's run. */
 type TDbSummary = {
   kind: TBenchDbKind;
+  path: THotPath;
   label: string;
   hotRate: number;
   floorRate: number;
@@ -514,7 +579,13 @@ function meanScope(scopes: readonly TStatementScope[]): TStatementScope {
   return { statements: mean(scopes.map((s) => s.statements)), control: mean(scopes.map((s) => s.control)) };
 }
 
-async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => void): Promise<TDbSummary> {
+async function runOn(
+  kind: TBenchDbKind,
+  path: THotPath,
+  o: TRunOptions,
+  out: (line: string) => void,
+): Promise<TDbSummary> {
+  const claim: TClaimClock | null = path === "claim" ? { now: new Date() } : null;
   const rand = seededRandom(o.seed);
   const pages = Array.from({ length: o.trackers }, (_, i) => makeBenchPage(i, o.seed, { min: o.minKb, max: o.maxKb }));
   const perRound = Math.round(o.trackers * o.changeRate);
@@ -554,6 +625,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
       { ...baseOptions, idempotencyKey: "baseline" },
       o.concurrency,
       models,
+      claim,
     );
     const baselineFloor = await floorPass(bench, targets, config, floorHashes, o.concurrency);
     out(
@@ -575,7 +647,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
       let hot: THotPass | undefined;
       let floor: TFloorPass | undefined;
       for (const side of hotFirst ? ["hot", "floor"] : ["floor", "hot"]) {
-        if (side === "hot") hot = await hotPass(bench, roundTargets, options, o.concurrency, models);
+        if (side === "hot") hot = await hotPass(bench, roundTargets, options, o.concurrency, models, claim);
         else floor = await floorPass(bench, roundTargets, config, floorHashes, o.concurrency);
       }
       if (!hot || !floor) throw new Error("unreachable");
@@ -620,7 +692,10 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
     // Exact per-page counts come from the serial profile below; these are overwritten there when it runs.
     let unchangedScope = concurrentUnchanged;
     let changedScope = concurrentChanged;
-    let scopeSource = "concurrent rounds, attributed by async context";
+    let scopeSource =
+      path === "claim"
+        ? "claim loop, pass mean (the claim is shared by its batch)"
+        : "concurrent rounds, attributed by async context";
     const floorScope = {
       statements: sum(rounds.map((r) => r.floor.sql)) / refreshes,
       control: sum(rounds.map((r) => r.floor.control)) / refreshes,
@@ -725,7 +800,9 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
     );
 
     // ---- Where the time goes (serial) -----------------------------------------------------------
-    const profiled = targets.slice(0, Math.min(o.profile, targets.length));
+    // The serial profile explains one refreshTracker() at a time: the refresh path's (the claim path's refreshes are
+    // the same function, minus the lease read).
+    const profiled = path === "claim" ? [] : targets.slice(0, Math.min(o.profile, targets.length));
     if (profiled.length > 0) {
       const p = await profileSerial(bench, profiled, pages, site, baseOptions, config, floorHashes, rand);
       const u = await hotBreakdown(db, p.unchanged);
@@ -823,7 +900,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
 
     out("");
     out(
-      `  RESULT refresh (${kind}): hot loop ${fmt(median(hotRates))} r/s vs floor ${fmt(median(floorRates))} r/s → ratio ${fmt(median(ratios), 3)} ` +
+      `  RESULT refresh (${kind}, ${path} path): hot loop ${fmt(median(hotRates))} r/s vs floor ${fmt(median(floorRates))} r/s → ratio ${fmt(median(ratios), 3)} ` +
         `(median of ${rounds.length} paired rounds); statements per unchanged refresh ${statementsCell(unchangedScope.statements, unchangedScope.control)}, ` +
         `per changed ${statementsCell(changedScope.statements, changedScope.control)} (+ BEGIN/COMMIT; ${scopeSource}); ` +
         `CPU ${fmt(hotRes.cpuMs, 2)} ms/refresh${kind === "postgres" ? ` + ${serverCpuCell(kind, hotRes.serverCpuMs)} ms in backends` : ""}; ` +
@@ -838,6 +915,7 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
     }
     return {
       kind,
+      path,
       label: bench.label,
       hotRate: median(hotRates),
       floorRate: median(floorRates),
@@ -859,14 +937,14 @@ async function runOn(kind: TBenchDbKind, o: TRunOptions, out: (line: string) => 
   }
 }
 
-/** The two databases side by side (`--db both`). */
+/** The databases and hot paths side by side (`--db both`, `--hot-path both`). */
 function compareDatabases(summaries: TDbSummary[], out: (line: string) => void): void {
   const col = (pick: (s: TDbSummary) => string) => summaries.map(pick);
   out("");
-  out("  side by side (same pages, same options; each database's hot/floor ratio is paired within its own run)");
+  out("  side by side (same pages, same options; each run's hot/floor ratio is paired within its own rounds)");
   out(
     table([
-      ["hot loop, per refresh", ...col((s) => s.kind)],
+      ["hot loop, per refresh", ...col((s) => `${s.kind}, ${s.path}`)],
       ["hot/floor (median of rounds)", ...col((s) => fmt(s.ratio, 3))],
       ["hot/floor (min–max)", ...col((s) => s.ratioRange)],
       ["hot/floor by CPU (floor CPU / hot CPU)", ...col((s) => fmt(cpuRatio(s.hot, s.floorResources), 3))],
@@ -888,12 +966,13 @@ function compareDatabases(summaries: TDbSummary[], out: (line: string) => void):
       ["model calls, changed page", ...col((s) => fmt(s.modelCallsChanged, 2))],
     ]),
   );
-  out(`  statements per page from: ${summaries.map((s) => `${s.kind} ${s.scopeSource}`).join("; ")}`);
+  out(`  statements per page from: ${summaries.map((s) => `${s.kind}, ${s.path}: ${s.scopeSource}`).join("; ")}`);
 }
 
 export async function runRefreshBench(args: TBenchArgs, out: (line: string) => void): Promise<void> {
   const o = readOptions(args);
   const kinds = dbKinds(o.db);
+  const paths: THotPath[] = o.hotPath === "both" ? ["refresh", "claim"] : [o.hotPath];
   const pages = Array.from({ length: o.trackers }, (_, i) => makeBenchPage(i, o.seed, { min: o.minKb, max: o.maxKb }));
   const avgKb = mean(pages.map((p) => renderBenchPage(p).length)) / 1024;
   const perRound = Math.round(o.trackers * o.changeRate);
@@ -901,14 +980,20 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
   out(
     `refresh: ${o.trackers} web.scrape trackers, ${o.rounds} measured rounds (+1 warm-up), ${perRound} page(s) change price per round, ` +
       `concurrency ${o.concurrency} per side, pages ${o.minKb}–${o.maxKb} KB (mean ${fmt(avgKb)} KB), ` +
-      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}, hot statements ${o.statements}`,
+      `model latency ${o.modelLatencyMs} ms, seed ${o.seed}, database ${kinds.join(" then ")}, hot path ${paths.join(" then ")}, ` +
+      `hot statements ${o.statements}`,
   );
   out(
-    "  hot loop = refreshTracker(): one read (lease + bundle + idempotency answer) + web.scrape (fetch + format) + hash pre-check",
+    "  hot loop = refresh path: refreshTracker(): one read (lease + bundle + idempotency answer) + web.scrape (fetch + format,",
   );
   out(
-    "             + [changed only: fill (extractor + 1 model call) + diff + judge by rules] + one fenced final write (run, ledger, timeline)",
+    "             content hash in the page worker) + hash pre-check + [changed only: fill (extractor + 1 model call) + diff +",
   );
+  out("             judge by rules] + one fenced final write (run, ledger, timeline)");
+  out(
+    "             claim path: runDueRefreshes() (cron route, worker): one statement claims a batch with every bundle, then the same",
+  );
+  out("             refresh per tracker without its own read");
   out(
     "  floor    = the same web.scrape call + the same hash + one UPDATE of an entity-state row (no run, lease, ledger, fill, judge)",
   );
@@ -916,9 +1001,11 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
 
   const summaries: TDbSummary[] = [];
   for (const kind of kinds) {
-    out("");
-    out(`  ---- ${kind} ----`);
-    summaries.push(await runOn(kind, o, out));
+    for (const path of paths) {
+      out("");
+      out(`  ---- ${kind}, ${path} path ----`);
+      summaries.push(await runOn(kind, path, o, out));
+    }
   }
   if (summaries.length > 1) compareDatabases(summaries, out);
 }
@@ -926,7 +1013,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
 export const refreshBenchmark: TBenchmark = {
   name: "refresh",
   description: "refresh hot loop vs a bare fetch+hash+update floor over the same fixture pages",
-  flags: [...Object.values(FLAGS), DB_FLAG, STATEMENTS_FLAG],
+  flags: [...Object.values(FLAGS), DB_FLAG, STATEMENTS_FLAG, HOT_PATH_FLAG],
   validate: (args) => assertDbAvailable(readOptions(args).db, args),
   run: runRefreshBench,
 };
