@@ -68,13 +68,39 @@ function key(value: unknown): string {
 }
 
 export function fillKeysOf(def: TTrackerDefinition, decision: string): Record<string, string> {
-  return Object.fromEntries(effectiveFields(def).map((f) => [f.name, key({ field: f, decision })]));
+  return keysOf(def, decision).fill;
 }
 
 export function judgeKeysOf(def: TTrackerDefinition, decision: string): Record<string, string> {
-  return Object.fromEntries(
-    effectiveFields(def).map((f) => [f.name, key({ field: f, rule: ruleForField(def, f.name), decision })]),
-  );
+  return keysOf(def, decision).judge;
+}
+
+/**
+ * A locked definition is frozen (parseLockedDefinition) and so are its keys: every changed refresh of it stores the
+ * same ones, computed once per definition and decision (a draft, not frozen, is keyed afresh each time).
+ */
+const keysCache = new WeakMap<TTrackerDefinition, Map<string, TKeys>>();
+type TKeys = { fill: Record<string, string>; judge: Record<string, string> };
+
+function keysOf(def: TTrackerDefinition, decision: string): TKeys {
+  const frozen = Object.isFrozen(def);
+  const cached = frozen ? keysCache.get(def)?.get(decision) : undefined;
+  if (cached) return cached;
+  const fields = effectiveFields(def);
+  const keys: TKeys = {
+    fill: Object.fromEntries(fields.map((f) => [f.name, key({ field: f, decision })])),
+    judge: Object.fromEntries(
+      fields.map((f) => [f.name, key({ field: f, rule: ruleForField(def, f.name), decision })]),
+    ),
+  };
+  if (frozen) {
+    Object.freeze(keys.fill);
+    Object.freeze(keys.judge);
+    const byDecision = keysCache.get(def) ?? new Map<string, TKeys>();
+    byDecision.set(decision, keys);
+    keysCache.set(def, byDecision);
+  }
+  return keys;
 }
 
 export function replayBasisOf(input: {
