@@ -1,3 +1,4 @@
+import { performance as nodePerformance } from "node:perf_hooks";
 import { executeCapability, hashStructuredDocument, type TCapabilityConfig } from "@/server/capabilities";
 import type { TDb } from "@/server/db";
 import { queryHot } from "@/server/db-hot-statements";
@@ -183,6 +184,12 @@ type TTarget = { page: TBenchPage; url: string; trackerId: string; floorEntityId
 
 type TPassCounts = {
   wallMs: number;
+  /**
+   * Time the process's main thread was busy during the pass (event-loop utilisation × wall): what bounds a side's
+   * throughput when that thread is the bottleneck (its pages are read in worker threads, its statements run in the
+   * database), whatever the total CPU.
+   */
+  mainMs: number;
   latencies: number[];
   /** Statements (not BEGIN/COMMIT), transaction control and transactions over the pass. */
   sql: number;
@@ -237,13 +244,15 @@ async function startPass(bench: TBenchDb) {
   const sql0 = sql.statements;
   const control0 = sql.control;
   const tx0 = sql.transactions;
+  const elu0 = nodePerformance.eventLoopUtilization();
   return async (wallMs: number, latencies: number[]): Promise<TPassCounts> => {
+    const mainMs = nodePerformance.eventLoopUtilization(elu0).active;
     const counts = {
       sql: sql.statements - sql0,
       control: sql.control - control0,
       transactions: sql.transactions - tx0,
     };
-    return { wallMs, latencies, ...counts, resources: await resourcesSince(bench, mark) };
+    return { wallMs, mainMs, latencies, ...counts, resources: await resourcesSince(bench, mark) };
   };
 }
 
@@ -760,6 +769,12 @@ async function runOn(
           perRefresh((r) => r.hot.transactions, 2),
           perRefresh((r) => r.floor.transactions, 2),
           "",
+        ],
+        [
+          "main thread busy ms / refresh",
+          perRefresh((r) => r.hot.mainMs, 2),
+          perRefresh((r) => r.floor.mainMs, 2),
+          fmt(sum(rounds.map((r) => r.floor.mainMs)) / sum(rounds.map((r) => r.hot.mainMs)), 3),
         ],
         [
           "CPU ms / refresh, this process",
