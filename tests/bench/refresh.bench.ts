@@ -8,7 +8,6 @@ import { ensureEntity, writeCurrentState } from "@/server/timeline";
 import { createTracker } from "@/server/trackers";
 import { runDueRefreshes } from "@/server/triggers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 import {
@@ -40,6 +39,7 @@ import {
   type TBenchmark,
   table,
 } from "./harness";
+import { startModelServerProcess, type TModelServerProcess } from "./model-server-process";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
 import type { TStatementKind, TStatementScope } from "./sql-counter";
 import { max, mean, median, min, percentile, seededRandom, sum } from "./stats";
@@ -203,6 +203,8 @@ type THotPass = TPassCounts & {
   /** What each refresh sent, in target order. */
   scopes: TStatementScope[];
   modelRequests: number;
+  /** CPU of the fixture model server's own process during the pass (the provider's side of the model calls). */
+  modelServerCpuMs: number;
 };
 
 type TFloorPass = TPassCounts & { changedSeen: number; failed: number };
@@ -264,11 +266,16 @@ async function hotPass(
   targets: TTarget[],
   options: TRefreshOptions,
   concurrency: number,
-  models: TModelServer,
+  models: TModelServerProcess,
   claim: TClaimClock | null,
 ): Promise<THotPass> {
+  const model0 = await models.requestCount();
+  const modelCpu0 = models.cpuMs();
   const finish = await startPass(bench);
-  const model0 = models.requests.at(-1)?.seq ?? 0;
+  const modelServer = async () => ({
+    modelRequests: (await models.requestCount()) - model0,
+    modelServerCpuMs: models.cpuMs() - modelCpu0,
+  });
   if (claim) {
     claim.now = new Date(claim.now.getTime() + DAY_MS);
     const now = claim.now;
@@ -289,7 +296,6 @@ async function hotPass(
       }),
     );
     const wallMs = performance.now() - started;
-    const modelRequests = (models.requests.at(-1)?.seq ?? 0) - model0;
     // In target order (the warm-up claims any `targets.length` due trackers: its order does not matter).
     const inOrder = targets.map((t) => byTracker.get(t.trackerId));
     const done = inOrder.every((r) => r !== undefined) ? inOrder : [...byTracker.values()];
@@ -302,18 +308,17 @@ async function hotPass(
       results: done.flatMap((r) => (r ? [r.result] : [])),
       // The claim is shared by its batch: each refresh gets the pass's mean (not attributable per page).
       scopes: done.map(() => share),
-      modelRequests,
+      ...(await modelServer()),
     };
   }
   const { latencies, results, wallMs } = await runPool(targets, concurrency, (t) =>
     bench.sql.measure(() => refreshTracker(bench.db, t.trackerId, options)),
   );
-  const modelRequests = (models.requests.at(-1)?.seq ?? 0) - model0;
   return {
     ...(await finish(wallMs, latencies)),
     results: results.map((r) => r.value),
     scopes: results.map(({ statements, control }) => ({ statements, control })),
-    modelRequests,
+    ...(await modelServer()),
   };
 }
 
@@ -602,12 +607,12 @@ async function runOn(
   const setupStarted = performance.now();
   let bench: TBenchDb | undefined;
   let site: TFixtureSite | undefined;
-  let models: TModelServer | undefined;
+  let models: TModelServerProcess | undefined;
   try {
     [bench, site, models] = await Promise.all([
       openBenchDb(kind, o.statements),
       startFixtureSite(),
-      startModelServer({ recordings: fillRecordings(o.modelLatencyMs) }),
+      startModelServerProcess(fillRecordings(o.modelLatencyMs)),
     ]);
     const { db } = bench;
     out(`  database: ${bench.label}`);
@@ -788,6 +793,7 @@ async function runOn(
           serverCpuCell(kind, floorRes.serverCpuMs),
           "",
         ],
+        ["CPU ms / refresh, fixture model server (own process)", perRefresh((r) => r.hot.modelServerCpuMs, 2), "0", ""],
         [
           "bytes / refresh, table + index growth",
           bytesCell(hotRes.relationBytes),

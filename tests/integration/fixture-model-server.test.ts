@@ -64,6 +64,8 @@ describe("model server as a separate process (what Playwright uses)", () => {
 
     const requests = await control.requests();
     expect(requests.map((r) => r.matched)).toEqual(["ping", "verdict", null, "extra"]);
+    // The count alone (benchmarks), matched or not.
+    expect(await control.requestCount()).toBe(4);
     expect(requests[1]?.summary).toMatchObject({
       system: "You judge changes.",
       lastUser: "price 12.00 -> 9.90",
