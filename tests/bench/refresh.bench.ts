@@ -1047,9 +1047,9 @@ const BENCH_ENTRY = fileURLToPath(new URL("./index.ts", import.meta.url));
 
 /**
  * One database and hot path in a process of its own: every combination starts from the same fresh heap, JIT and
- * worker pool (measured: the PostgreSQL claim run measured after two PGlite runs in one process read 0.61–0.64 where
- * the same run on its own read 0.64–0.76). The child gets the same flags, narrowed to this combination, prints its
- * sections as usual (passed through here) and its summary as one JSON line.
+ * worker pool, instead of inheriting what the runs before it left (a closed PGlite's memory, a grown old generation).
+ * The child gets the same flags, narrowed to this combination, prints its sections as usual (passed through here)
+ * and its summary as one JSON line.
  */
 async function runInOwnProcess(
   args: TBenchArgs,
