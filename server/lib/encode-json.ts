@@ -31,7 +31,8 @@ function serialise(value: unknown): { text: Buffer; hash: string } {
 export function encodeJsonSync(value: unknown): TEncodedJson {
   const { text, hash } = serialise(value);
   const data = brotliCompressSync(text, paramsFor(text));
-  return { hash, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), rawBytes: text.length };
+  // An exact copy: the result may view a larger zlib chunk, and posting a view to another thread copies all of it.
+  return { hash, data: new Uint8Array(data), rawBytes: text.length };
 }
 
 /** The same bytes, compressed in libuv's thread pool (serialising and hashing stay on the calling thread). */

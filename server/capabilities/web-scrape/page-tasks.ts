@@ -7,7 +7,8 @@ import { type TPageResult, type TPageTask, understandPage } from "./understand-p
  */
 export type TEncodeJsonTask = {
   kind: "encode-json";
-  value: unknown /** For messages: what is encoded. */;
+  value: unknown;
+  /** For messages: what is encoded ("a capture"). */
   label: string;
 };
 export type TWorkerTask = TPageTask | TEncodeJsonTask;
