@@ -9,6 +9,7 @@ import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
+import { procStat } from "./proc-stat";
 import { seededRandom } from "./stats";
 
 const REQUESTS: TBenchFlag = {
@@ -204,15 +205,13 @@ function smapsSplit(pid: number): TServerReport["smaps"] {
   }
 }
 
-/** CPU seconds (user + system, all threads) the Next server has used so far; clock ticks are 1/100 s on Linux. */
+/** CPU seconds (user + system, all threads) the Next server has used so far. */
 function serverCpuSeconds(root: number): number {
   const server = processTree(root)
     .map(processRss)
     .find((p) => p?.name === "next-server");
   if (!server) return Number.NaN;
-  const stat = fs.readFileSync(`/proc/${server.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return (procStat(server.pid)?.cpuMs ?? Number.NaN) / 1000;
 }
 
 /** Asks the Next server for its memory breakdown (SIGUSR2 → tests/bench/app-preload.mjs writes a report). */

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { modelServerControl, type TModelServerControl } from "../fixtures/model-server/control";
 import type { TRecordingInput } from "../fixtures/model-server/recordings";
+import { procStat } from "./proc-stat";
 
 /**
  * The fixture model server in a process of its own (cli.ts), as a real provider is a server of its own: the benchmark
@@ -18,7 +18,6 @@ export type TModelServerProcess = TModelServerControl & {
 };
 
 const CLI = fileURLToPath(new URL("../fixtures/model-server/cli.ts", import.meta.url));
-const TICKS_PER_SECOND = 100; // Linux USER_HZ, what /proc/<pid>/stat counts in
 
 export async function startModelServerProcess(recordings: readonly TRecordingInput[]): Promise<TModelServerProcess> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CLI, "--port", "0"], {
@@ -44,16 +43,7 @@ export async function startModelServerProcess(recordings: readonly TRecordingInp
   return {
     ...control,
     pid,
-    cpuMs() {
-      try {
-        // Fields after the command name (which may contain spaces) start at ") ": utime and stime are 14th and 15th.
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
-      } catch {
-        return Number.NaN;
-      }
-    },
+    cpuMs: () => procStat(pid)?.cpuMs ?? Number.NaN,
     close: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

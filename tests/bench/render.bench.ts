@@ -7,6 +7,7 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, testBro
 import { openBenchDb } from "./bench-db";
 import { quietLogger } from "./bench-trackers";
 import { fmt, numberOption, runPool, type TBenchFlag, type TBenchmark, table } from "./harness";
+import { procStat } from "./proc-stat";
 import { mean, median, percentile } from "./stats";
 
 /**
@@ -40,8 +41,6 @@ const ROUNDS: TBenchFlag = {
   description: "measured rounds over both sides (after a baseline pass)",
 };
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
 /** utime+stime (ms) of every live descendant of this process (the browser and its renderers). */
 function descendantCpuMs(): number | null {
   if (process.platform !== "linux") return null;
@@ -49,14 +48,10 @@ function descendantCpuMs(): number | null {
   const cpu = new Map<number, number>();
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parents.set(Number(entry), Number(fields[1]));
-      cpu.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
-    } catch {
-      // gone meanwhile
-    }
+    const stat = procStat(Number(entry)); // null: gone meanwhile
+    if (!stat) continue;
+    parents.set(Number(entry), stat.ppid);
+    cpu.set(Number(entry), stat.cpuMs);
   }
   let total = 0;
   for (const [pid, ms] of cpu) {
