@@ -1,12 +1,21 @@
 import type { TDb } from "../db";
 import { isAppError } from "../errors";
-import { DEFAULT_LEASE_MS, refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
+import {
+  createFinalWriteBatch,
+  DEFAULT_LEASE_MS,
+  refreshTracker,
+  type TRefreshOptions,
+  type TRefreshResult,
+} from "../intelligence/refresh";
 import { claimDueTrackers, releaseClaims, type TLoadedTracker } from "../intelligence/tracker-store";
 import { logger as rootLogger, type TLogger } from "../logger";
 
 export type TRunDueOptions = {
   trigger: "cron" | "worker";
-  /** Refreshes in flight at once. */
+  /**
+   * Refreshes in flight at once. A refresh whose page was unchanged frees its lane as soon as its final write waits
+   * in the pass's batch (final-write-batch.ts), and ends when that batch has committed.
+   */
   concurrency: number;
   /** No new refresh starts after this many ms; unstarted claims are handed back for the next tick. */
   budgetMs: number;
@@ -14,7 +23,7 @@ export type TRunDueOptions = {
   maxTrackers?: number;
   now?: () => Date;
   /** Passed through to refreshTracker (tests: fixture capability config, mock models); its leaseMs is the claim's. */
-  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey" | "claimed">;
+  refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey" | "claimed" | "finalWrites">;
   log?: TLogger;
   /** Stops claiming when aborted (worker shutdown); refreshes in flight finish. */
   signal?: AbortSignal;
@@ -102,7 +111,31 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
     return claiming;
   };
 
+  // Unchanged runs' final writes, several to a statement (final-write-batch.ts).
+  const batch = createFinalWriteBatch(db, { log });
+  // Refreshes whose lane moved on while their write waits in the batch.
+  const settling = new Set<Promise<void>>();
+
   const refreshOne = async (claimed: TLoadedTracker) => {
+    let queued: () => void = () => {};
+    const writeQueued = new Promise<void>((resolve) => {
+      queued = resolve;
+    });
+    const done = settle(claimed, {
+      write: (input) => {
+        const written = batch.write(input);
+        queued();
+        return written;
+      },
+    });
+    settling.add(done);
+    void done.finally(() => settling.delete(done));
+    // The lane is free once the write waits in the batch (the next refreshes fill it), unless two batches are
+    // already on their way to the database.
+    await Promise.race([done, writeQueued.then(batch.room)]);
+  };
+
+  const settle = async (claimed: TLoadedTracker, finalWrites: TRefreshOptions["finalWrites"]) => {
     const trackerId = claimed.id;
     const startedAt = performance.now();
     try {
@@ -111,6 +144,7 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
         trigger: options.trigger,
         claimed,
         log,
+        finalWrites,
       });
       options.onResult?.({ trackerId, result, ms: performance.now() - startedAt });
       if (recordedChange(result)) {
@@ -160,6 +194,8 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
   try {
     await Promise.all(Array.from({ length: concurrency }, () => lane()));
   } finally {
+    await batch.flush();
+    await Promise.all(settling);
     if (claiming) await claiming;
     if (queue.length) {
       summary.released = queue.length;

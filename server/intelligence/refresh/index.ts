@@ -1,3 +1,4 @@
 export * from "./describe-outcome";
+export { createFinalWriteBatch, type TFinalWriter } from "./final-write-batch";
 export * from "./refresh-tracker";
 export * from "./run-steps";

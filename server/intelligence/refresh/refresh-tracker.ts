@@ -46,12 +46,14 @@ import {
 } from "../tracker-store";
 import { acceptFields, judgeAll, outcomeOf, type TDecision } from "./decide-change";
 import { describeRender, renderInfoOf } from "./describe-render";
+import type { TFinalWriter } from "./final-write-batch";
 import { readCapture } from "./read-capture";
 import {
   createBufferedLedger,
   findRunByKey,
   recordSkippedRun,
   runIdFor,
+  type TRunFinalInput,
   type TRunRecord,
   writeRunFinal,
 } from "./run-record";
@@ -95,6 +97,11 @@ export type TRefreshOptions = {
   afterFill?: () => Promise<void>;
   /** Hears each step (lease → crawl → precheck → fill → diff → judge → append) as it starts and ends. */
   onStep?: TOnStep;
+  /**
+   * Where an unchanged run's final write goes instead of a statement of its own: the claim loop's batch
+   * (final-write-batch.ts), which writes several runs in one statement, each fenced on its own lease.
+   */
+  finalWrites?: TFinalWriter;
 };
 
 /**
@@ -203,12 +210,17 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     ...ending
   }: Pick<TFinishInput, "outcome" | "summary"> & {
     keep?: TKeptCapture;
-    /** The timeline's parts; `at` is the run's end, which every time they write is. */
-    writes: (at: Date) => TCte[];
+    /** The timeline's parts; `at` is the run's end, which every time they write is; each guarded on `guard`. */
+    writes: (at: Date, guard: string) => TCte[];
     changed?: "material" | "notable" | null;
   }) =>
-    finishRun(db, {
+    finishRun({
       ...ending,
+      // An unchanged run's write may join the claim loop's batch; one that stores or changes anything is its own.
+      write:
+        options.finalWrites && ending.outcome === "unchanged" && !keep && !changed
+          ? options.finalWrites.write
+          : (input) => writeRunFinal(db, input),
       checked: checked(ending.outcome),
       // Whoever shows trackers (the feed, open tracker pages) hears of a recorded change once it committed; the hot
       // loop does not know them (DESIGN §2).
@@ -219,7 +231,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       scheduleMinutes: tracker.scheduleMinutes,
       steps,
       ledger: ledger.entries,
-      extra: (at) => (keep ? [...writes(at), storeCaptureSql(keep.capture, FENCE)] : writes(at)),
+      extra: (at, guard) => (keep ? [...writes(at, guard), storeCaptureSql(keep.capture, guard)] : writes(at, guard)),
       record: (outcome, summary) => ({
         ...record({ status: "completed", outcome, summary }),
         ...(keep ? { captureId: keep.capture.id, replayBasis: keep.basis } : {}),
@@ -279,8 +291,8 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const format = documentFormatOfHash(contentHash);
     const known = tracker.stale ? undefined : tracker.entities.find((e) => e.entityKey === capture.entityKey.trim());
     // Unchanged: the state stamp rides in the run's one final write.
-    const stamp = (entityId: string) => (at: Date) => [
-      stampCheckedSql({ entityId, contentHash, checkedAt: at, guard: FENCE }),
+    const stamp = (entityId: string) => (at: Date, guard: string) => [
+      stampCheckedSql({ entityId, contentHash, checkedAt: at, guard }),
     ];
     if (known?.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
@@ -378,7 +390,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
         keep: await keepCapture({}),
-        writes: (capturedAt) => [
+        writes: (capturedAt, guard) => [
           ...appendChangeSql({
             entityId: entity.id,
             trackerId,
@@ -388,7 +400,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             materiality: "baseline",
             decisions: {},
             definitionVersion: version,
-            guard: FENCE,
+            guard,
           }),
           writeCurrentStateSql({
             entityId: entity.id,
@@ -396,7 +408,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
             contentHash,
             definitionVersion: version,
             checkedAt: capturedAt,
-            guard: FENCE,
+            guard,
           }),
         ],
       });
@@ -427,7 +439,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       outcome,
       summary,
       keep: await keepCapture(decisions.byField),
-      writes: (capturedAt) => [
+      writes: (capturedAt, guard) => [
         ...(recorded
           ? appendChangeSql({
               entityId: entity.id,
@@ -439,7 +451,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
               decisions: decisions.byField,
               citations: decisions.citations,
               definitionVersion: version,
-              guard: FENCE,
+              guard,
             })
           : []),
         writeCurrentStateSql({
@@ -449,7 +461,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
           contentHash,
           definitionVersion: version,
           checkedAt: capturedAt,
-          guard: FENCE,
+          guard,
         }),
       ],
       changed: recorded,
@@ -585,9 +597,6 @@ function recordResult(run: TRunRecord, replayed: boolean): TRefreshResult {
   };
 }
 
-/** The name of the final write's fencing CTE (run-record.ts): every other part writes only when it returned a row. */
-const FENCE = "fence";
-
 type TFinishInput = {
   fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
@@ -604,7 +613,9 @@ type TFinishInput = {
    * The timeline's parts at the run's end, each guarded on the fence: unchanged, the state stamp; new content, the
    * change row (and its outbox row), the new state and the capture.
    */
-  extra: (at: Date) => TCte[];
+  extra: (at: Date, guard: string) => TCte[];
+  /** Where the write goes: its own statement (`writeRunFinal`), or a batch of the claim loop's (final-write-batch.ts). */
+  write: (input: TRunFinalInput) => Promise<{ held: boolean }>;
 };
 
 /** New content's capture and what the run decided from it (issue 18). */
@@ -615,19 +626,19 @@ type TKeptCapture = { capture: TEncodedCapture; basis: TReplayBasis };
  * the lease, which also writes the next run) and the timeline's parts, in ONE statement — no transaction, no
  * read-back (DESIGN §3). Lost the lease → nothing written, LEASE_LOST.
  */
-async function finishRun(db: TDb, input: TFinishInput): Promise<TRefreshResult> {
+async function finishRun(input: TFinishInput): Promise<TRefreshResult> {
   input.steps.start("append");
   const appendStarted = performance.now();
   // The write's own duration cannot be inside its own record: "append" measures up to sending it.
   const step: TRunStep = { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) };
   input.steps.steps.push(step);
   const run = input.record(input.outcome, input.summary);
-  const { held } = await writeRunFinal(db, {
+  const { held } = await input.write({
     fence: refreshSuccessSql({ ...input.fence, scheduleMinutes: input.scheduleMinutes, now: run.finishedAt }),
     run,
     ledger: input.ledger,
     fenced: true,
-    extra: input.extra(run.finishedAt),
+    extra: (guard) => input.extra(run.finishedAt, guard),
     notify: [input.checked.notify, input.changed?.notify ?? null],
   });
   if (!held)

@@ -66,31 +66,35 @@ const RUN_COLUMNS = Prisma.raw(`"id", "trackerId", "trigger", "idempotencyKey", 
   "definitionVersion", "steps", "modelCalls", "inputTokens", "outputTokens", "error", "attempt", "createdAt",
   "startedAt", "finishedAt", "captureId", "replayBasis"`);
 
+/** What one run's final write carries (`writeRunFinal`, or one entry of `writeRunFinals`). */
+export type TRunFinalInput = {
+  /** The tracker-store's fenced bookkeeping UPDATE … RETURNING "id". */
+  fence: Prisma.Sql;
+  run: TRunRecord;
+  ledger: { callKey: string; info: TUsageInfo }[];
+  /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
+  fenced: boolean;
+  /**
+   * The other owners' parts, each guarded on `guard` (the name of this write's fencing CTE). In a batch each entry's
+   * parts are renamed apart, so a part must not read another part by name.
+   */
+  extra?: (guard: string) => TCte[];
+  notify?: ({ channel: string; payload: string } | null)[];
+};
+
 /**
- * The run's one final statement: `fence` (the tracker-store's fenced bookkeeping UPDATE … RETURNING "id"),
- * the run row and its ledger rows — inserted FROM the fence when `fenced`, so a run that lost its lease
- * writes nothing — and any `extra` sub-statements, each guarded on "fence" by its owner (the timeline's state
- * stamp; on new content its change row, outbox row, state and capture).
- * `notify` (PostgreSQL: events for other instances, server/events prepareEvent) are sent by the same statement,
- * only when the run row was written, and — being one statement — only when it commits.
- * Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
+ * One run's sub-statements, every name ending in `suffix` ("" for a statement of its own): `fence`, the run row
+ * and its ledger rows — inserted FROM the fence when `fenced`, so a run that lost its lease writes nothing — the
+ * `extra` parts, and its NOTIFYs; `columns`: `held<suffix>` counts the fence's row, `notified<suffix>` the NOTIFYs
+ * (a SELECT in WITH runs only when referenced).
  */
-export async function writeRunFinal(
-  db: TDb | TTx,
-  input: {
-    fence: Prisma.Sql;
-    run: TRunRecord;
-    ledger: { callKey: string; info: TUsageInfo }[];
-    /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
-    fenced: boolean;
-    extra?: TCte[];
-    notify?: ({ channel: string; payload: string } | null)[];
-  },
-): Promise<{ held: boolean }> {
-  const source = input.fenced ? Prisma.sql`FROM "fence"` : Prisma.empty;
-  const parts: Prisma.Sql[] = [
-    Prisma.sql`"fence" AS (${input.fence})`,
-    Prisma.sql`"run" AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
+function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sql[]; columns: Prisma.Sql } {
+  const name = (base: string) => Prisma.raw(`"${base}${suffix}"`);
+  const fence = `fence${suffix}`;
+  const source = input.fenced ? Prisma.sql`FROM ${name("fence")}` : Prisma.empty;
+  const ctes: Prisma.Sql[] = [
+    Prisma.sql`${name("fence")} AS (${input.fence})`,
+    Prisma.sql`${name("run")} AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
       ON CONFLICT DO NOTHING RETURNING "id")`,
   ];
   if (input.ledger.length > 0) {
@@ -99,30 +103,59 @@ export async function writeRunFinal(
         ${info.errorCode ?? null}::text, ${info.httpStatus ?? null}::int, ${info.requests}::int, ${info.bytes}::int,
         ${info.durationMs}::int)`,
     );
-    parts.push(Prisma.sql`"ledger" AS (INSERT INTO "CapabilityCall"
+    ctes.push(Prisma.sql`${name("ledger")} AS (INSERT INTO "CapabilityCall"
       ("id", "runId", "callKey", "capability", "status", "errorCode", "httpStatus", "requests", "bytes", "durationMs")
-      SELECT x.id, "run"."id", x."callKey", x.capability, x.status, x."errorCode", x."httpStatus", x.requests,
+      SELECT x.id, r."id", x."callKey", x.capability, x.status, x."errorCode", x."httpStatus", x.requests,
         x.bytes, x."durationMs"
-      FROM "run", (VALUES ${Prisma.join(rows)}) AS x(id, "callKey", capability, status, "errorCode", "httpStatus", requests, bytes, "durationMs")
+      FROM ${name("run")} r, (VALUES ${Prisma.join(rows)}) AS x(id, "callKey", capability, status, "errorCode", "httpStatus", requests, bytes, "durationMs")
       ON CONFLICT DO NOTHING)`);
   }
-  for (const cte of input.extra ?? []) parts.push(Prisma.sql`${Prisma.raw(`"${cte.name}"`)} AS (${cte.sql})`);
-  // A SELECT in WITH runs only when referenced, hence the count below.
+  for (const cte of input.extra?.(fence) ?? []) ctes.push(Prisma.sql`${name(cte.name)} AS (${cte.sql})`);
   const notify = (input.notify ?? []).filter((n) => n !== null);
+  const held = Prisma.sql`(SELECT count(*) FROM ${name("fence")})::int AS ${name("held")}`;
   if (notify.length > 0) {
     const events = notify.map((n) => Prisma.sql`(${n.channel}::text, ${n.payload}::text)`);
-    parts.push(Prisma.sql`"notify" AS (SELECT pg_notify(n.channel, n.payload)
-      FROM "run", (VALUES ${Prisma.join(events)}) AS n(channel, payload))`);
+    ctes.push(Prisma.sql`${name("notify")} AS (SELECT pg_notify(n.channel, n.payload)
+      FROM ${name("run")}, (VALUES ${Prisma.join(events)}) AS n(channel, payload))`);
+    return { ctes, columns: Prisma.sql`${held}, (SELECT count(*) FROM ${name("notify")})::int AS ${name("notified")}` };
   }
-  const notified = notify.length > 0 ? Prisma.sql`, (SELECT count(*) FROM "notify")::int AS "notified"` : Prisma.empty;
+  return { ctes, columns: held };
+}
+
+/**
+ * The run's one final statement (`runFinalParts`). `notify` (PostgreSQL: events for other instances, server/events
+ * prepareEvent) are sent by the same statement, only when the run row was written, and — being one statement —
+ * only when it commits. Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
+ */
+export async function writeRunFinal(db: TDb | TTx, input: TRunFinalInput): Promise<{ held: boolean }> {
+  const [held] = await writeRunFinals(db, [input]);
+  return { held: held ?? false };
+}
+
+/**
+ * Several runs' final writes in ONE statement (the claim loop's batch of unchanged runs, final-write-batch.ts):
+ * each entry's parts under names of its own, each fenced on its own lease — an entry whose fence does not hold
+ * writes nothing, the others are written. Returns, per entry, whether its fence held. One entry: `writeRunFinal`.
+ */
+export async function writeRunFinals(db: TDb | TTx, inputs: readonly TRunFinalInput[]): Promise<boolean[]> {
+  if (inputs.length === 0) return [];
+  const suffixes = inputs.map((_, i) => (inputs.length === 1 ? "" : `_${i}`));
+  const parts = inputs.map((input, i) => runFinalParts(input, suffixes[i] as string));
   // Named and straight to the driver outside a transaction (server/db-hot-statements.ts); `$queryRaw` inside one.
-  const rows = await queryHot<{ held: number }>(
+  const rows = await queryHot<Record<string, number>>(
     db,
     Prisma.sql`
-    WITH ${Prisma.join(parts, ", ")}
-    SELECT (SELECT count(*) FROM "fence")::int AS "held"${notified}`,
+    WITH ${Prisma.join(
+      parts.flatMap((p) => p.ctes),
+      ", ",
+    )}
+    SELECT ${Prisma.join(
+      parts.map((p) => p.columns),
+      ", ",
+    )}`,
   );
-  return { held: (rows[0]?.held ?? 0) > 0 };
+  const row = rows[0] ?? {};
+  return suffixes.map((suffix) => (row[`held${suffix}`] ?? 0) > 0);
 }
 
 /**
