@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { backoffMs, computeNextRunAt, jitterMs } from "@/server/intelligence/tracker-store";
 
@@ -12,6 +13,19 @@ describe("jitterMs", () => {
     expect(new Set(offsets).size).toBeGreaterThan(190);
     for (let i = 0; i < 50; i++) expect(jitterMs(`t${i}`, 15)).toBeLessThanOrEqual(90_000);
     expect(Math.max(...Array.from({ length: 200 }, (_, i) => jitterMs(`d${i}`, 1440)))).toBeLessThanOrEqual(300_000);
+  });
+
+  it("is the tracker id's hash as a share of the span, for a tracker asked about before (kept) and under another schedule", () => {
+    const expected = (id: string, minutes: number) =>
+      Math.floor(
+        (createHash("sha256").update(id).digest().readUInt32BE(0) / 0xffffffff) * Math.min(minutes * 6_000, 300_000),
+      );
+    for (const id of ["t1", "tracker-7", "ckx9-long-id-0001"]) {
+      expect(jitterMs(id, 60)).toBe(expected(id, 60));
+      expect(jitterMs(id, 60)).toBe(expected(id, 60));
+      expect(jitterMs(id, 15)).toBe(expected(id, 15));
+      expect(jitterMs(id, 1440)).toBe(expected(id, 1440));
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { LruMap } from "../../lib/lru-map";
 
 /**
  * The ONE computation of a tracker's next run time: schedule or failure backoff, plus a stable
@@ -20,8 +21,16 @@ const JITTER_MAX_MS = 5 * MINUTE;
  */
 export function jitterMs(trackerId: string, scheduleMinutes: number): number {
   const span = Math.min(scheduleMinutes * MINUTE * JITTER_SHARE, JITTER_MAX_MS);
-  const unit = createHash("sha256").update(trackerId).digest().readUInt32BE(0) / 0xffffffff;
-  return Math.floor(unit * span);
+  return Math.floor(jitterUnit(trackerId) * span);
+}
+
+/** Each tracker's hash as a share in [0, 1], kept for the trackers seen lately (every refresh asks for it). */
+const UNITS = new LruMap<string, { unit: number }>(10_000);
+
+function jitterUnit(trackerId: string): number {
+  return UNITS.getOrSet(trackerId, () => ({
+    unit: createHash("sha256").update(trackerId).digest().readUInt32BE(0) / 0xffffffff,
+  })).unit;
 }
 
 /**
