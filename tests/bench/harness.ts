@@ -1,3 +1,5 @@
+import v8 from "node:v8";
+import vm from "node:vm";
 /**
  * Shared plumbing for `npm run bench`: options, bounded concurrency, timing and plain-text tables.
  * Benchmarks measure competing variants side by side in one process, interleaved, and report
@@ -257,4 +259,25 @@ export function table(
   const [head, ...body] = rows;
   if (!head) return "";
   return [line(head), indent + widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+/** V8's full garbage collection, made callable without `--expose-gc` on the command line (benchmark use only). */
+let gc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (!gc) {
+    v8.setFlagsFromString("--expose-gc");
+    gc = vm.runInNewContext("gc") as () => void;
+  }
+  gc();
+}
+
+/**
+ * Before a measured pass: collect what the harness itself left behind (the pages it just rendered for the round,
+ * the previous pass's results) and give the database's background writers a moment, so that whichever side runs
+ * first in a round does not pay for the harness's garbage (it did: the first pass of a round was the slower one,
+ * whichever side it was).
+ */
+export async function settleBeforePass(ms = 50): Promise<void> {
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, ms));
 }

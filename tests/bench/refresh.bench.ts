@@ -37,6 +37,7 @@ import {
   fmt,
   numberOption,
   runPool,
+  settleBeforePass,
   type TBenchArgs,
   type TBenchChoiceFlag,
   type TBenchFlag,
@@ -665,6 +666,7 @@ async function runOn(
       let hot: THotPass | undefined;
       let floor: TFloorPass | undefined;
       for (const side of hotFirst ? ["hot", "floor"] : ["floor", "hot"]) {
+        await settleBeforePass();
         if (side === "hot") hot = await hotPass(bench, roundTargets, options, o.concurrency, models, claim);
         else floor = await floorPass(bench, roundTargets, config, floorHashes, o.concurrency);
       }
@@ -1018,7 +1020,7 @@ export async function runRefreshBench(args: TBenchArgs, out: (line: string) => v
   out(
     "             claim path: runDueRefreshes() (cron route, worker): one statement claims a batch with every bundle, then the same",
   );
-  out("             refresh per tracker without its own read");
+  out("             refresh per tracker without its own read; unchanged runs' final writes go several to a statement");
   out(
     "  floor    = the same web.scrape call + the same hash + one UPDATE of an entity-state row (no run, lease, ledger, fill, judge)",
   );
