@@ -14,8 +14,11 @@ export type TFinalWriteBatch = TFinalWriter & {
 
 /** Most runs per statement (each run adds its fence, run row, ledger row and stamp: ~4 sub-statements). */
 export const FINAL_WRITE_BATCH_ROWS = 16;
-/** Longest a queued write waits for others, in ms: a cron pass is not waited on by anyone. */
-export const FINAL_WRITE_BATCH_WAIT_MS = 10;
+/**
+ * Longest a queued write waits for others, in ms: a cron pass is not waited on by anyone, and its lanes do not wait
+ * for their writes. At ~300 refreshes/s, 50 ms gathers a dozen runs a statement (10 ms: three).
+ */
+export const FINAL_WRITE_BATCH_WAIT_MS = 50;
 
 type TQueued = {
   input: TRunFinalInput;
