@@ -29,6 +29,8 @@ export type TRunDueOptions = {
   signal?: AbortSignal;
   /** Called for each refresh that recorded a change (material or notable): its owner's feed moved. */
   onChange?: (change: { userId: string; trackerId: string }) => void;
+  /** Longest an unchanged run's final write waits for others in the pass's batch (default FINAL_WRITE_BATCH_WAIT_MS). */
+  finalWriteWaitMs?: number;
   /** Hears every refresh's result and its wall time (the benchmark pairs them with its pages). */
   onResult?: (refresh: { trackerId: string; result: TRefreshResult; ms: number }) => void;
 };
@@ -57,8 +59,10 @@ export function recordedChange(result: Pick<TRefreshResult, "outcome" | "replaye
 
 /**
  * The claim loop shared by the cron route and the worker: claim due trackers a few at a time, refresh
- * them with at most `concurrency` in flight, and stop starting new ones when the budget is spent (the
- * rest stay due for the next tick). Each refresh is the same refreshTracker the UI and the API call.
+ * them with at most `concurrency` at work at once, and stop starting new ones when the budget is spent (the
+ * rest stay due for the next tick). Each refresh is the same refreshTracker the UI and the API call; an unchanged
+ * one's final write joins the pass's batch (final-write-batch.ts), and its lane goes on meanwhile. Returns once
+ * every write has committed.
  */
 export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise<TRunDueSummary> {
   const now = options.now ?? (() => new Date());
@@ -112,7 +116,10 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
   };
 
   // Unchanged runs' final writes, several to a statement (final-write-batch.ts).
-  const batch = createFinalWriteBatch(db, { log });
+  const batch = createFinalWriteBatch(db, {
+    log,
+    ...(options.finalWriteWaitMs !== undefined ? { maxWaitMs: options.finalWriteWaitMs } : {}),
+  });
   // Refreshes whose lane moved on while their write waits in the batch.
   const settling = new Set<Promise<void>>();
 
@@ -121,7 +128,7 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
     const writeQueued = new Promise<void>((resolve) => {
       queued = resolve;
     });
-    const done = settle(claimed, {
+    const done = refreshAndTally(claimed, {
       write: (input) => {
         const written = batch.write(input);
         queued();
@@ -135,7 +142,7 @@ export async function runDueRefreshes(db: TDb, options: TRunDueOptions): Promise
     await Promise.race([done, writeQueued.then(batch.room)]);
   };
 
-  const settle = async (claimed: TLoadedTracker, finalWrites: TRefreshOptions["finalWrites"]) => {
+  const refreshAndTally = async (claimed: TLoadedTracker, finalWrites: TRefreshOptions["finalWrites"]) => {
     const trackerId = claimed.id;
     const startedAt = performance.now();
     try {

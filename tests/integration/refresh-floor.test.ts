@@ -122,6 +122,21 @@ describe("statements per refresh", () => {
       expect(tracker.leaseToken).toBeNull();
       expect(tracker.nextRunAt?.getTime()).toBeGreaterThan(run.finishedAt?.getTime() ?? 0);
     }
+
+    // One lane: it goes on while its writes wait, so all six wait in one batch, sent when the pass ends.
+    await t.db.tracker.updateMany({ where: { id: { in: ids } }, data: { nextRunAt: new Date(0) } });
+    const oneLane = await counted(() =>
+      runDueRefreshes(t.db, {
+        trigger: "cron",
+        concurrency: 1,
+        budgetMs: 30_000,
+        finalWriteWaitMs: 60_000,
+        refreshOptions: options(),
+      }),
+    );
+    expect(oneLane.value.outcomes).toEqual({ unchanged: 6 });
+    const oneLaneClaims = oneLane.sent.filter((sql) => /FOR UPDATE SKIP LOCKED/.test(sql)).length;
+    expect(oneLane.statements - oneLaneClaims).toBe(1);
   });
 });
 

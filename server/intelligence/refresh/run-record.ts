@@ -75,8 +75,9 @@ export type TRunFinalInput = {
   /** true: the run row only if the fence held (success). false: always (a failure is recorded either way). */
   fenced: boolean;
   /**
-   * The other owners' parts, each guarded on `guard` (the name of this write's fencing CTE). In a batch each entry's
-   * parts are renamed apart, so a part must not read another part by name.
+   * The other owners' parts, each guarded on `guard` (the name of this write's fencing CTE). In a statement of
+   * several runs (`writeRunFinals`) each run's names get a suffix of their own, so there a part must not read another
+   * part by name (an unchanged run's one part, the state stamp, does not; a change's outbox row reads its change).
    */
   extra?: (guard: string) => TCte[];
   notify?: ({ channel: string; payload: string } | null)[];
