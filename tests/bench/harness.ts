@@ -1,10 +1,10 @@
-import v8 from "node:v8";
-import vm from "node:vm";
 /**
  * Shared plumbing for `npm run bench`: options, bounded concurrency, timing and plain-text tables.
  * Benchmarks measure competing variants side by side in one process, interleaved, and report
  * ratios; nothing here asserts on wall-clock time.
  */
+import v8 from "node:v8";
+import vm from "node:vm";
 
 /**
  * A numeric flag of a benchmark. This one definition drives parsing, validation, the environment
@@ -274,8 +274,8 @@ function collectGarbage(): void {
 /**
  * Before a measured pass: collect what the harness itself left behind (the pages it just rendered for the round,
  * the previous pass's results) and give the database's background writers a moment, so that whichever side runs
- * first in a round does not pay for the harness's garbage (it did: the first pass of a round was the slower one,
- * whichever side it was).
+ * first in a round does not pay for the harness's garbage (the side that went first was often the slower one,
+ * whichever it was; tests/bench/README.md, "Batched final writes").
  */
 export async function settleBeforePass(ms = 50): Promise<void> {
   collectGarbage();
