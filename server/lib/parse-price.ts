@@ -63,6 +63,8 @@ const FWD_UNSIGNED_RE = new RegExp(`^${HS}{0,2}()(${NUM_SPLIT})`, "u");
 const LOWER_RE = new RegExp(`(${NUM})(${RANGE_GAP})$`, "iu");
 const UPPER_RE = new RegExp(`^(${RANGE_GAP})(${NUM})`, "iu");
 const GAP_ONLY_RE = new RegExp(`^${RANGE_GAP}$`, "iu");
+const SUPER_CENTS_RE = new RegExp(`(${SUPERSCRIPT}{2})$`, "u");
+const ENDS_SUPERSCRIPT_RE = new RegExp(`${SUPERSCRIPT}$`, "u");
 const WINDOW = 48;
 
 function buildTokenRegex(): RegExp {
@@ -106,7 +108,7 @@ const SUPERSCRIPT_DIGITS: Record<string, string> = {
 export function readAmount(numberText: string, currency?: string): number | null {
   let s = numberText.trim();
   let superCents = "";
-  const sup = new RegExp(`(${SUPERSCRIPT}{2})$`, "u").exec(s);
+  const sup = SUPER_CENTS_RE.exec(s);
   if (sup) {
     superCents = [...(sup[1] as string)].map((c) => SUPERSCRIPT_DIGITS[c]).join("");
     s = s.slice(0, sup.index);
@@ -150,8 +152,7 @@ export function readAmount(numberText: string, currency?: string): number | null
 
 /** Whether an amount is substantial enough for a weak token: decimals, or three integer digits. */
 function substantial(numberText: string): boolean {
-  if (/[.,](?:\d+|[-–—]+)$|[.,] \d{2}$/u.test(numberText) || new RegExp(`${SUPERSCRIPT}$`, "u").test(numberText))
-    return true;
+  if (/[.,](?:\d+|[-–—]+)$|[.,] \d{2}$/u.test(numberText) || ENDS_SUPERSCRIPT_RE.test(numberText)) return true;
   return (numberText.match(/\d/g)?.length ?? 0) >= 3;
 }
 
@@ -181,10 +182,20 @@ function asciiDigits(text: string): string {
 
 type TTokenHit = { start: number; end: number; token: TCurrencyToken };
 
-/** Currency tokens in order, lazily, so a capped scan stops early. */
+/**
+ * Currency tokens in order, lazily, so a capped scan stops early. Every scan runs the ONE compiled TOKEN_RE from
+ * a position of its own (set before each exec, so scans may interleave). A copy per scan (`new RegExp(TOKEN_RE)`,
+ * as before) recompiled the 14 KB pattern — 25 ms on the project's machine — whenever V8's regexp cache had aged it
+ * out after a few garbage collections: nearly every changed page's fill on the server's thread, a rare caller
+ * (tests/bench/README.md, "The price reader's one pattern").
+ */
 function* tokenHits(text: string): Generator<TTokenHit> {
-  const re = new RegExp(TOKEN_RE); // own lastIndex: callers may interleave scans
-  for (let m = re.exec(text); m; m = re.exec(text)) {
+  let from = 0;
+  for (;;) {
+    TOKEN_RE.lastIndex = from;
+    const m = TOKEN_RE.exec(text);
+    if (!m) return;
+    from = TOKEN_RE.lastIndex;
     const code = m.groups?.code;
     const token = code ? codeToken(code) : CURRENCY_TOKENS[m[0]];
     if (token) yield { start: m.index, end: m.index + m[0].length, token };

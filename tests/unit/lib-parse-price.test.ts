@@ -66,4 +66,12 @@ describe("findPrices", () => {
     expect(findPrices(`${"1 ".repeat(100_000)}€`)).toHaveLength(1);
     expect(findPrices("$1 ".repeat(1_000), { limit: 7 })).toHaveLength(7);
   });
+
+  it("starts every scan at the start, whatever an earlier capped scan left behind (one shared token pattern)", () => {
+    // A capped scan stops mid-text; the next text is shorter than where it stopped, then longer.
+    expect(findPrices("filler text $1 $2 $3 $4", { limit: 1 }).map((p) => p.amount)).toEqual([1]);
+    expect(findPrices("$5").map((p) => [p.amount, p.start])).toEqual([[5, 0]]);
+    expect(findPrices("€7 and $8", { limit: 1 }).map((p) => p.amount)).toEqual([7]);
+    expect(findPrices("£9 then $10 then ¥11").map((p) => p.amount)).toEqual([9, 10, 11]);
+  });
 });
