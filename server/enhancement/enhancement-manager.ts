@@ -5,6 +5,7 @@ import { getModel, meterModel, type TLanguageModel } from "@/server/ai";
 import type { TDb } from "@/server/db";
 import { publish } from "@/server/events";
 import { Prisma } from "@/server/generated/prisma/client";
+import { LruMap } from "@/server/lib/lru-map";
 import { logger } from "@/server/logger";
 import { getUserSettings } from "@/server/settings/user-settings";
 import { recordModelUsage, spentModelBudget } from "@/server/usage";
@@ -45,6 +46,12 @@ export type TEnhanceOptions = {
   model?: TLanguageModel | null;
   /** Prompt budget for the items' JSON (default `MAX_PROMPT_ITEMS_CHARS`); tests make it small. */
   maxItemsChars?: number;
+  /**
+   * When the caller began reading what `items` and `memory` were built from (`performance.now()`, taken before the
+   * settings are read); default: the call itself. A request whose inputs were read before those of a request
+   * already accepted for the person yields to it (see `requestEnhancement`).
+   */
+  inputsReadAt?: number;
 };
 
 /** The last stored enhancement (merged by the fast path), and the hash it was computed for. */
@@ -74,9 +81,15 @@ type TPending = {
   timer: NodeJS.Timeout;
   resolve: (o: TEnhanceOutcome) => void;
 };
-const g = globalThis as { __bellwetherEnhance?: { pending: Map<string, TPending> } };
+const g = globalThis as {
+  __bellwetherEnhance?: { pending: Map<string, TPending> };
+  __bellwetherEnhanceNewest?: LruMap<string, { inputsReadAt: number }>;
+};
 g.__bellwetherEnhance ??= { pending: new Map() };
 const local = g.__bellwetherEnhance;
+/** Per person, the newest inputs a request was accepted for (waiting in the debounce or already run). */
+g.__bellwetherEnhanceNewest ??= new LruMap(10_000);
+const newest = g.__bellwetherEnhanceNewest;
 
 /**
  * Slow path: if the input hash changed, run the harness (debounced, single flight), store the result and
@@ -91,6 +104,14 @@ export function requestEnhancement(
   opts: TEnhanceOptions = {},
 ): Promise<TEnhanceOutcome> {
   const debounceMs = opts.debounceMs ?? 0;
+  const inputsReadAt = opts.inputsReadAt ?? performance.now();
+  // Built from older inputs than a request already accepted (a background rebuild that read the settings before an
+  // edit a page load has since seen): that one is the newer feed. Running this one too would spend a call on an
+  // answer stale when it arrives — or, left pending behind the newer call, have the holder run it last.
+  if (inputsReadAt < (newest.get(userId)?.inputsReadAt ?? Number.NEGATIVE_INFINITY)) {
+    return Promise.resolve("superseded");
+  }
+  newest.set(userId, { inputsReadAt });
   const prev = local.pending.get(userId);
   if (prev) {
     clearTimeout(prev.timer);

@@ -34,6 +34,8 @@ export type TGetFeedOptions = {
  */
 export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {}): Promise<TFeed> {
   const now = opts.now ?? new Date();
+  // Before anything is read: a slower build that began earlier must not supersede this one's enhancement.
+  const inputsReadAt = performance.now();
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
   // A view records itself (and the activity it is); a load that is not a view marks what the page would show.
@@ -54,6 +56,7 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
       const outcome = await requestEnhancement(db, userId, processed, settings.memory, {
         now,
         debounceMs: env.FEED_ENHANCE_DEBOUNCE_MS,
+        inputsReadAt,
       });
       opts.onEnhanced?.(outcome);
     });

@@ -220,6 +220,26 @@ describe("feed: enhancement harness", () => {
     expect(outcomes).toEqual(["superseded", "superseded", "enhanced"]);
     expect(enhancementCalls()).toBe(before + 1);
   });
+
+  it("a request built from older inputs yields to a newer one, waiting or already run: one call, the newer input", async () => {
+    const items = (await getFeed(t.db, userId, { now: NOW, enhance: false })).items;
+    const m = fixtureModel(model.url);
+    // A background rebuild read the settings (old memo) before a page load read them after an edit (new memo);
+    // the page load's request is accepted first, the slower rebuild's arrives while it waits.
+    const readEarlier = performance.now() - 10;
+    const readLater = performance.now();
+    const before = enhancementCalls();
+    const request = (memory: string, inputsReadAt: number) =>
+      requestEnhancement(t.db, userId, items, memory, { now: NOW, model: m, debounceMs: 30, inputsReadAt });
+    const newer = request("memo after the edit", readLater);
+    const stale = request("memo before the edit", readEarlier);
+    expect(await Promise.all([newer, stale])).toEqual(["enhanced", "superseded"]);
+    // ...and one that arrives after the newer one has run gets nothing run either.
+    expect(await request("memo before the edit", readEarlier + 1)).toBe("superseded");
+    const sent = model.requests.filter((r) => r.summary.schemaName === "feed_enhancement").slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.summary.lastUser).toContain("memo after the edit");
+  });
 });
 
 describe("feed: enhancement follow-ups, backoff and the prompt budget (calls counted at the fixture model)", () => {

@@ -20,6 +20,8 @@ export async function enhanceInBackground(
   opts: { now?: Date } = {},
 ): Promise<TEnhanceOutcome> {
   const now = opts.now ?? new Date();
+  // Before the settings are read: a page load that reads them later (after an edit) wins the debounce over this.
+  const inputsReadAt = performance.now();
   try {
     if (!getModel("enhancer")) return "rules";
     const settings = await getUserSettings(db, userId);
@@ -29,6 +31,7 @@ export async function enhanceInBackground(
     return await requestEnhancement(db, userId, processed, settings.memory, {
       now,
       debounceMs: getEnv().FEED_ENHANCE_DEBOUNCE_MS,
+      inputsReadAt,
     });
   } catch (error) {
     logger.warn("background feed enhancement failed", { userId, error });
