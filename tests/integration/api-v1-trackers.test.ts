@@ -263,5 +263,13 @@ describe("public API", () => {
     expect(nul.status).toBe(400);
     expect(nul.body.error.message).toMatch(/NUL/);
     expect(await db.db.tracker.count()).toBe(before);
+
+    // A path parameter that is not valid percent-encoding is the caller's mistake, not a server error.
+    const garbled = await handleRestRequest(
+      new Request("http://app/api/v1/trackers/%E0%A4%A", { headers: { authorization: `Bearer ${token}` } }),
+      { db: db.db },
+    );
+    expect(garbled.status).toBe(400);
+    expect((await garbled.json()).error.message).toMatch(/percent-encod/);
   });
 });

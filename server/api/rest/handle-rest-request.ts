@@ -25,19 +25,32 @@ function json(body: unknown, status: number, headers: Record<string, string> = {
   });
 }
 
+/** Each route with its path as a pattern, `{name}` a named group of one segment; made once, not per request. */
+const ROUTE_PATTERNS = REST_ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}/?$`),
+}));
+
+function decodePathParam(name: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new AppError("BAD_REQUEST", `The path parameter ${name} is not valid percent-encoding.`);
+  }
+}
+
 function matchRoute(
   method: string,
   path: string,
 ): { route: TRestRoute; params: Record<string, string> } | "405" | null {
   let pathMatched = false;
-  for (const route of REST_ROUTES) {
-    const pattern = new RegExp(`^${route.path.replace(/\{(\w+)\}/g, "(?<$1>[^/]+)")}/?$`);
+  for (const { route, pattern } of ROUTE_PATTERNS) {
     const m = pattern.exec(path);
     if (!m) continue;
     pathMatched = true;
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = decodeURIComponent(v);
+    for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = decodePathParam(k, v);
     return { route, params };
   }
   return pathMatched ? "405" : null;
