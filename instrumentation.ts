@@ -1,10 +1,14 @@
 /**
  * Next.js calls `register()` once per server process before it handles requests. The Node.js server
  * validates its configuration, opens the database and installs the graceful shutdown
- * (server/lifecycle/on-server-start.ts), exiting with one line if it cannot; the edge runtime has nothing to do.
+ * (server/lifecycle/on-server-start.ts), exiting with one line if it cannot; then it starts its own scheduler
+ * unless SCHEDULER turns it off (server/triggers/server-scheduler.ts, docs/scheduling.md). The edge runtime has
+ * nothing to do.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startOrExit } = await import("./server/lifecycle/on-server-start");
   await startOrExit();
+  const { startServerScheduler } = await import("./server/triggers/server-scheduler");
+  await startServerScheduler();
 }

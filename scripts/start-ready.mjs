@@ -80,6 +80,12 @@ while (Date.now() < deadline && serverAlive()) {
     if (!serverAlive()) break;
     if (res.ok && body.ok) {
       say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (database: ${body.database}) — rss ${appRss()}`);
+      // What keeps the trackers refreshed (docs/scheduling.md): this server, or something the operator runs.
+      const scheduler = body.scheduler;
+      if (scheduler?.enabled)
+        say(`scheduler ${scheduler.reason}: due trackers refresh and notifications go out on their own`);
+      else if (scheduler)
+        say(`scheduler ${scheduler.reason}; trackers refresh only through /api/cron/refresh or npm run worker`);
     } else {
       say("warning: the database is not healthy; see the server log above.");
     }

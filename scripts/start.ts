@@ -234,6 +234,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   });
 }
 
+const BUILD_PROGRESS_MS = 30_000;
+
 async function ensureBuild(): Promise<void> {
   if (buildIsCurrent(sourceFingerprint())) return;
   await withBuildLock(async () => {
@@ -242,7 +244,16 @@ async function ensureBuild(): Promise<void> {
     if (buildIsCurrent(fingerprint)) return;
     say(fs.existsSync(NEXT_DIR) ? "sources changed since the last build; building…" : "first start; building…");
     const buildStarted = performance.now();
-    const code = await exitCodeOf(runNext(["build"], childEnv({ NODE_ENV: "production" })));
+    // Next prints nothing between "Creating an optimized production build" and its end: say that it is still going.
+    const progress = setInterval(() => {
+      const seconds = Math.round((performance.now() - buildStarted) / 1000);
+      say(
+        `still building (${Math.floor(seconds / 60)} min ${seconds % 60} s; a first build takes 1–5 min on 2 cores)…`,
+      );
+    }, BUILD_PROGRESS_MS);
+    const code = await exitCodeOf(runNext(["build"], childEnv({ NODE_ENV: "production" }))).finally(() =>
+      clearInterval(progress),
+    );
     if (stopping) process.exit(signalExitCode(stopping));
     if (code !== 0) fail(`[bellwether] build failed (exit ${code}); see the output above.`);
     fs.writeFileSync(FINGERPRINT_FILE, `${fingerprint}\n`);

@@ -1,13 +1,14 @@
 /**
- * `npm run worker`: the scheduled-refresh claim loop, continuously, for self-hosting. Any number of
- * workers, app instances and the cron route can run together: claims use FOR UPDATE SKIP LOCKED, so
- * no tracker is refreshed twice. SIGINT/SIGTERM stop claiming, let refreshes in flight finish, exit 0.
+ * `npm run worker`: a scheduler in a process of its own (docs/scheduling.md) — the same loop the server runs
+ * inside itself — for scaling out on PostgreSQL. Any number of workers, app instances and cron calls can run
+ * together: claims use FOR UPDATE SKIP LOCKED, so no tracker is refreshed twice, and the hourly jobs are claimed
+ * once across all of them. SIGINT/SIGTERM stop claiming, let refreshes in flight finish, exit 0.
  *
- * Needs DATABASE_URL (PostgreSQL). The embedded database (PGlite) belongs to one process — the app —
- * so with it, trigger /api/cron/refresh instead (see README "Scheduled refresh").
+ * Needs DATABASE_URL (PostgreSQL). The embedded database (PGlite) belongs to one process — the app, whose own
+ * scheduler keeps watch.
  */
 import "./require-node.mjs"; // first: refuse to run on another Node.js major
-import { parseEnvOrExit } from "../server/env";
+import { parseEnvOrExit, schedulerPollMs } from "../server/env";
 
 const say = (line: string) => process.stdout.write(`[worker] ${line}\n`);
 
@@ -15,14 +16,14 @@ async function main() {
   const env = parseEnvOrExit();
   if (!env.DATABASE_URL) {
     process.stderr.write(
-      "npm run worker needs DATABASE_URL (PostgreSQL): the embedded database can only be opened by one process, the app. " +
-        "Without PostgreSQL, call the app's /api/cron/refresh on a schedule instead (see README, Scheduled refresh).\n",
+      "npm run worker needs DATABASE_URL (PostgreSQL): the embedded database can only be opened by one process, the app, " +
+        "and the app's own scheduler already keeps watch there (see docs/scheduling.md).\n",
     );
     process.exit(1);
   }
-  const [{ createPostgresDb }, { runWorker }] = await Promise.all([
+  const [{ createPostgresDb }, { runScheduler }] = await Promise.all([
     import("../server/db"),
-    import("../server/triggers/run-worker"),
+    import("../server/triggers/run-scheduler"),
   ]);
   const handle = await createPostgresDb(env.DATABASE_URL, { checkMigrations: true });
   const stop = new AbortController();
@@ -38,14 +39,16 @@ async function main() {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const pollMs = schedulerPollMs(env);
   say(
-    `started: concurrency ${env.REFRESH_CONCURRENCY}, budget ${env.REFRESH_BUDGET_MS} ms per pass, poll ${env.WORKER_POLL_MS} ms`,
+    `started: concurrency ${env.REFRESH_CONCURRENCY}, budget ${env.REFRESH_BUDGET_MS} ms per pass, poll ${pollMs} ms`,
   );
-  const result = await runWorker(handle.db, {
+  const result = await runScheduler(handle.db, {
+    kind: "worker",
     concurrency: env.REFRESH_CONCURRENCY,
     budgetMs: env.REFRESH_BUDGET_MS,
-    pollMs: env.WORKER_POLL_MS,
-    startupJitterMs: Math.min(env.WORKER_POLL_MS, 10_000),
+    pollMs,
+    startupJitterMs: Math.min(pollMs, 10_000),
     signal: stop.signal,
   });
   await handle.close();

@@ -121,8 +121,15 @@ const ZEnvObjectSchema = z.object({
   REFRESH_BUDGET_MS: z.coerce.number().int().min(1000).max(900_000).default(45_000),
   /** Scheduled refreshes in flight at once per process. */
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  /** How long the worker sleeps when nothing is due (plus jitter). */
-  WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /**
+   * The scheduler inside the server process (docs/scheduling.md): `auto` runs it except on a serverless host, where
+   * Vercel Cron calls /api/cron/refresh instead; `on` / `off` force it (off: a cron call or `npm run worker` schedules).
+   */
+  SCHEDULER: z.enum(["auto", "on", "off"]).default("auto"),
+  /** How long a scheduler (the server's or `npm run worker`) sleeps when nothing is due, ±20%; see schedulerPollMs. */
+  SCHEDULER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  /** The older name of SCHEDULER_POLL_MS, still honoured when that is unset. */
+  WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
   /**
    * Retention (DESIGN §4): unchanged and skipped refresh runs older than this many days are summed per tracker per day
    * (RunDailyStat) and deleted with their usage-ledger rows; runs the timeline references and failed runs are kept.
@@ -265,6 +272,30 @@ export function serverlessHost(env: Pick<TEnvFields, "VERCEL" | "AWS_LAMBDA_FUNC
   if (env.VERCEL !== undefined) return "VERCEL";
   if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return "AWS_LAMBDA_FUNCTION_NAME";
   return undefined;
+}
+
+export const DEFAULT_SCHEDULER_POLL_MS = 15_000;
+
+/** The scheduler's idle poll: SCHEDULER_POLL_MS, else its older name WORKER_POLL_MS, else 15 s. */
+export function schedulerPollMs(env: Pick<TEnvFields, "SCHEDULER_POLL_MS" | "WORKER_POLL_MS">): number {
+  return env.SCHEDULER_POLL_MS ?? env.WORKER_POLL_MS ?? DEFAULT_SCHEDULER_POLL_MS;
+}
+
+/**
+ * Whether this server process runs its own scheduler, and why (shown on /system; docs/scheduling.md). On a serverless
+ * host no process outlives its request, so `auto` leaves scheduling to the cron route there.
+ */
+export function schedulerMode(env: Pick<TEnvFields, "SCHEDULER" | "VERCEL" | "AWS_LAMBDA_FUNCTION_NAME">): {
+  enabled: boolean;
+  reason: string;
+} {
+  if (env.SCHEDULER === "off") return { enabled: false, reason: "turned off (SCHEDULER=off)" };
+  if (env.SCHEDULER === "on") return { enabled: true, reason: "turned on (SCHEDULER=on)" };
+  const host = serverlessHost(env);
+  if (host) {
+    return { enabled: false, reason: `off on a serverless host (${host} is set): the cron route schedules there` };
+  }
+  return { enabled: true, reason: "on by default (SCHEDULER=auto)" };
 }
 
 /** Settings that are valid one by one but not together. Runs once every field parsed. */

@@ -14,7 +14,8 @@ import { sendWebhook } from "./send-webhook";
 
 /** After this many attempts a delivery is given up (marked failed, shown in the log). */
 export const MAX_ATTEMPTS = 8;
-const CLAIM_BATCH = 50;
+/** Deliveries one sender pass claims at most. */
+export const CLAIM_BATCH = 50;
 
 type TClaimed = {
   id: string;
@@ -200,4 +201,30 @@ async function sendUnit(
     }
   });
   return error === null;
+}
+
+export type TDeliveryBacklog = {
+  /** Pending deliveries, whenever due (digests and quiet hours wait for their time). */
+  waiting: number;
+  dueNow: number;
+  nextDueAt: Date | null;
+  /** Changes recorded but not yet turned into deliveries. */
+  unsentChanges: number;
+};
+
+/** What the sender has left to do, across all people (docs/scheduling.md; the System page). */
+export async function getDeliveryBacklog(db: TDb, input: { now: Date }): Promise<TDeliveryBacklog> {
+  const [[deliveries], unsentChanges] = await Promise.all([
+    db.$queryRaw<{ waiting: number; dueNow: number; nextDueAt: Date | null }[]>`
+      SELECT count(*)::int AS waiting, (count(*) FILTER (WHERE "dueAt" <= ${input.now}))::int AS "dueNow",
+        min("dueAt") AS "nextDueAt"
+      FROM "NotificationDelivery" WHERE status = 'pending'`,
+    db.changeOutbox.count(),
+  ]);
+  return {
+    waiting: deliveries?.waiting ?? 0,
+    dueNow: deliveries?.dueNow ?? 0,
+    nextDueAt: deliveries?.nextDueAt ?? null,
+    unsentChanges,
+  };
 }

@@ -5,6 +5,7 @@ export * from "./deliver";
 export * from "./failing-trackers";
 export * from "./fan-out";
 export * from "./inbox";
+export * from "./kick-notifications";
 export * from "./render-message";
 export * from "./routing";
 export * from "./run-notifications";

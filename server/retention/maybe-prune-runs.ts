@@ -24,14 +24,17 @@ export type TRunPruner = {
 
 /**
  * A throttle (server/lib/throttled-job.ts) around pruneRefreshRuns with its own last-run time, for the scheduler's
- * maintenance hook (cron route, worker): called after every pass, it prunes at most once per interval per process.
- * Several processes may prune in the same hour; that is safe (see pruneRefreshRuns), just redundant.
+ * maintenance hook (the schedulers, the cron route): called after every pass, it prunes at most once per interval per
+ * process, and with `shared` once per interval across every process on the database (docs/scheduling.md). Two prunes
+ * at once would still be safe (see pruneRefreshRuns), just redundant.
  */
 export function createRunPruner(
   options: Partial<Pick<TPruneOptions, "retentionDays" | "batchSize" | "budgetMs">> & {
     /** CAPTURE_RETENTION_DAYS unless given. */
     captureRetentionDays?: number;
     intervalMs?: number;
+    /** Claim each turn in the database (the process's pruner), so one process prunes per interval. */
+    shared?: boolean;
     log?: TLogger;
   } = {},
 ): TRunPruner {
@@ -40,12 +43,13 @@ export function createRunPruner(
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
   };
-  const job = createThrottledJob<TDb, TRetentionResult>({
+  const job = createThrottledJob<TRetentionResult>({
     component: "retention",
     failureMessage: "pruning refresh runs failed",
     intervalMs,
     // A backlog (first prune of an old database, a long outage) is worked off in budgeted steps, 12 an hour.
     backlogIntervalMs: intervalMs / BACKLOG_INTERVAL_DIVISOR,
+    ...(options.shared ? { shared: "retention" } : {}),
     run: async (db, now) => {
       // Captures first: a run whose capture goes is then an ordinary unchanged check the same pass may prune.
       const captures = await thinCaptures(db, {
@@ -72,9 +76,9 @@ export function createRunPruner(
   return { maybePrune: (db, input) => job.maybeRun(db, input) };
 }
 
-const processPruner = createRunPruner();
+const processPruner = createRunPruner({ shared: true });
 
-/** The process's retention pass (at most hourly): the maintenance hook of the cron route and the worker calls this. */
+/** The retention pass (hourly across all processes): the maintenance hook of the schedulers and the cron route. */
 export function maybePruneRuns(db: TDb, input: { now?: Date } = {}): Promise<TRetentionResult | null> {
   return processPruner.maybePrune(db, input);
 }

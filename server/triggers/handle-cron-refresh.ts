@@ -9,6 +9,7 @@ import { shutdownSignal } from "../lifecycle/in-flight-work";
 import { logger } from "../logger";
 import { runDueRefreshes } from "./run-due-refreshes";
 import { runMaintenance } from "./run-maintenance";
+import { recordCronPass } from "./scheduler-heartbeat";
 
 export type TCronDeps = {
   db?: TDb;
@@ -58,7 +59,9 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
       throw new AppError("UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <CRON_SECRET>`.");
     }
     const db = deps.db ?? (await getDb());
+    const defer = deps.defer ?? detachedDefer;
     const changed = new Set<string>();
+    const startedAt = deps.now?.() ?? new Date();
     const summary = await runDueRefreshes(db, {
       trigger: "cron",
       budgetMs: deps.budgetMs ?? env.REFRESH_BUDGET_MS,
@@ -69,10 +72,16 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
       ...(deps.now ? { now: deps.now } : {}),
       onChange: ({ userId }) => changed.add(userId),
     });
-    await runMaintenance(db, deps.now ? { now: deps.now() } : {}); // retention (DESIGN §4) and stale drafts: hourly, never throws
+    // The cron route's heartbeat: /system and the tracker page see that something keeps watch.
+    await recordCronPass(db, { startedAt, durationMs: summary.durationMs, claimed: summary.claimed }).catch(
+      (error: unknown) => logger.warn("recording the cron pass failed", { error }),
+    );
+    // Retention (DESIGN §4) and stale drafts (hourly across all processes), then the pass's notifications, sent
+    // before the answer: a serverless function may be frozen once it has answered. Never throws.
+    await runMaintenance(db, deps.now ? { now: deps.now() } : {});
     // The harness reacts to context changes, not only to page loads (DESIGN §6): owners of changed trackers and,
     // every 15 minutes, active people whose forecast or calendar may have moved. After the answer.
-    (deps.defer ?? detachedDefer)(() =>
+    defer(() =>
       enhanceAfterPass(db, {
         changedUserIds: changed,
         ...(deps.now ? { now: deps.now } : {}),

@@ -3,8 +3,9 @@ import { detachedDefer, type TDefer } from "../defer";
 import { queueBackgroundEnhancement } from "../feed/background";
 import { refreshTracker, type TRefreshOptions, type TRefreshResult } from "../intelligence/refresh";
 import { getTracker } from "../intelligence/tracker-store";
+import { kickNotifications } from "../notifications";
 import { enforceRateLimit } from "../usage";
-import { recordedChange } from "./run-due-refreshes";
+import { recordedChange, wakesNotifications } from "./run-due-refreshes";
 
 /**
  * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check, the per-user
@@ -38,5 +39,7 @@ export async function refreshTrackerNow(
   if (recordedChange(result)) {
     (input.defer ?? detachedDefer)(() => queueBackgroundEnhancement(db, [input.userId]));
   }
+  // Its notice goes out now, not at the next scheduler pass (docs/scheduling.md "Notifications").
+  if (wakesNotifications(result)) (input.defer ?? detachedDefer)(() => kickNotifications(db));
   return result;
 }

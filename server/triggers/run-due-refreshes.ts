@@ -11,7 +11,8 @@ import { claimDueTrackers, releaseClaims, type TLoadedTracker } from "../intelli
 import { logger as rootLogger, type TLogger } from "../logger";
 
 export type TRunDueOptions = {
-  trigger: "cron" | "worker";
+  /** cron: the cron route; worker: `npm run worker`; scheduler: the server's own (docs/scheduling.md). */
+  trigger: "cron" | "worker" | "scheduler";
   /**
    * Refreshes in flight at once. A refresh whose page was unchanged frees its lane as soon as its final write waits
    * in the pass's batch (final-write-batch.ts), and ends when that batch has committed.
@@ -55,6 +56,11 @@ const MAX_RESULTS_IN_SUMMARY = 100;
 /** A refresh that recorded a change (the ones that publish `tracker.changed`): its owner's briefing moved. */
 export function recordedChange(result: Pick<TRefreshResult, "outcome" | "replayed">): boolean {
   return !result.replayed && (result.outcome === "material" || result.outcome === "notable");
+}
+
+/** A refresh whose outcome may have something to tell: a recorded change, or a failure (the "failing" notice). */
+export function wakesNotifications(result: Pick<TRefreshResult, "outcome" | "replayed" | "status">): boolean {
+  return recordedChange(result) || (!result.replayed && result.status === "failed");
 }
 
 /**

@@ -11,7 +11,7 @@ import { buildFeed } from "@/server/feed/build-feed";
 import { feedEvents } from "@/server/feed/feed-events";
 import { getFeed } from "@/server/feed/get-feed";
 import { getUserSettings, touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
-import { handleCronRefresh, refreshTrackerNow, runWorker } from "@/server/triggers";
+import { handleCronRefresh, refreshTrackerNow, runScheduler } from "@/server/triggers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
@@ -282,7 +282,8 @@ describe("background enhancement from refresh-now and the worker", () => {
       rulesMode(),
     );
     expect(result.outcome).toBe("material");
-    expect(deferred).toHaveLength(1);
+    // The enhancement, and the notification sender woken by the change.
+    expect(deferred).toHaveLength(2);
     await Promise.all(deferred);
     expect(enhancementCalls()).toHaveLength(before + 1);
     const row = await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId: active.userId } });
@@ -296,7 +297,8 @@ describe("background enhancement from refresh-now and the worker", () => {
     const seen: [string, TEnhanceOutcome][] = [];
     await change(active, "100");
     const stop = new AbortController();
-    await runWorker(t.db, {
+    await runScheduler(t.db, {
+      kind: "worker",
       concurrency: 1,
       budgetMs: 20_000,
       pollMs: 10,

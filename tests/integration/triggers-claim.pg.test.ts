@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresDb, type TDbHandle } from "@/server/db";
 import { CLAIM_SELECT_SQL } from "@/server/intelligence/tracker-store";
-import { handleCronRefresh, runDueRefreshes, runWorker } from "@/server/triggers";
+import { handleCronRefresh, runDueRefreshes, runScheduler } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
@@ -62,7 +62,8 @@ describe.skipIf(!hasPostgres)("claiming due trackers on PostgreSQL", () => {
 
     const stop = new AbortController();
     let workerRefreshed = 0;
-    const worker = runWorker(third.db, {
+    const worker = runScheduler(third.db, {
+      kind: "worker",
       concurrency: 3,
       budgetMs: 30_000,
       pollMs: 50,

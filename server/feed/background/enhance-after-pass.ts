@@ -14,7 +14,7 @@ export const CONTEXT_SWEEP_INTERVAL_MS = 15 * 60_000;
 export const CONTEXT_SWEEP_LIMIT = 50;
 
 export function createContextSweep(options: { intervalMs?: number } = {}) {
-  return createThrottledJob<TDb, { userIds: string[] }>({
+  return createThrottledJob<{ userIds: string[] }>({
     component: "feed-context-sweep",
     failureMessage: "listing active people for the context sweep failed",
     intervalMs: options.intervalMs ?? CONTEXT_SWEEP_INTERVAL_MS,

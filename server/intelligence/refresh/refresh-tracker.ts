@@ -59,7 +59,7 @@ import {
 } from "./run-record";
 import { createStepRecorder, type TOnStep, type TRunStep } from "./run-steps";
 
-export const ZRefreshTriggerSchema = z.enum(["manual", "cron", "worker", "agent", "api", "setup"]);
+export const ZRefreshTriggerSchema = z.enum(["manual", "cron", "worker", "scheduler", "agent", "api", "setup"]);
 export type TRefreshTrigger = z.infer<typeof ZRefreshTriggerSchema>;
 
 export type TRefreshOutcome = "unchanged" | "noise" | "notable" | "material" | "baseline" | "in_flight" | "interrupted";

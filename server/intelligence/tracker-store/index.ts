@@ -19,6 +19,7 @@ export * from "./next-run";
 export * from "./record-refresh-outcome";
 export * from "./remember-render-decision";
 export * from "./save-draft-definition";
+export * from "./schedule-backlog";
 export * from "./tracker-status-rules";
 export * from "./update-tracker-schedule";
 export * from "./update-tracker-status";

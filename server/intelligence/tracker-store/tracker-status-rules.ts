@@ -40,3 +40,20 @@ export function isDue(tracker: Pick<TStatusFields, "status" | "nextRunAt">, now:
 export function dueSql(now: Date): Prisma.Sql {
   return Prisma.sql`"status" = 'active' AND "nextRunAt" <= ${now}`;
 }
+
+/** A due tracker is overdue once it is this many of its intervals late: no scheduler keeps watch, or it is stuck. */
+export const OVERDUE_AFTER_INTERVALS = 2;
+
+/**
+ * "overdue" (docs/scheduling.md): an active tracker whose next run time is more than OVERDUE_AFTER_INTERVALS of its
+ * schedule in the past. A scheduler pass takes seconds, so this means nothing refreshes it.
+ */
+export function isOverdue(tracker: Pick<Tracker, "status" | "nextRunAt" | "scheduleMinutes">, now: Date): boolean {
+  if (tracker.status !== "active" || tracker.nextRunAt === null) return false;
+  return now.getTime() - tracker.nextRunAt.getTime() > OVERDUE_AFTER_INTERVALS * tracker.scheduleMinutes * 60_000;
+}
+
+/** overdue as raw SQL (counts over the `Tracker(status, nextRunAt)` index's rows). */
+export function overdueSql(now: Date): Prisma.Sql {
+  return Prisma.sql`"status" = 'active' AND "nextRunAt" < ${now}::timestamp - ("scheduleMinutes" * ${OVERDUE_AFTER_INTERVALS} * interval '1 minute')`;
+}
