@@ -39,6 +39,9 @@ export const ZTrackerSummarySchema = z
     lockedVersion: z.number().int().nullable(),
     lastRunAt: z.date().nullable(),
     nextRunAt: z.date().nullable(),
+    overdue: z
+      .boolean()
+      .describe("Active and more than two of its intervals past its next run: no scheduler is refreshing it"),
     lastMaterialAt: z.date().nullable(),
     createdAt: z.date(),
   })
@@ -169,6 +172,7 @@ export type TStoredHistory = z.infer<typeof ZStoredHistorySchema>;
 export const ZTrackerOverviewSchema = ZGetTrackerResponseSchema.extend({
   state: ZTrackerStateSchema.nullable(),
   storedHistory: ZStoredHistorySchema,
+  keepingWatch: z.boolean().describe("Some scheduler (this server's, a worker, the cron route) was seen lately"),
 });
 
 export const ZTrackerStateRequestSchema = ZTrackerIdRequestSchema;

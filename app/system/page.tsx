@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { SchedulerSection } from "@/components/system/scheduler-section";
 import { DetailRow, DetailSection } from "@/components/ui/detail-list";
 import { PageHeader } from "@/components/ui/page-header";
 import { getServerCaller } from "@/server/api/rsc";
@@ -26,7 +27,8 @@ const hint = "block text-xs text-stone-600 dark:text-stone-400";
  * variables; where the data lives is shown to the owner only (server/system/get-system-status.ts).
  */
 export default async function SystemPage() {
-  const details = await (await getServerCaller()).system.details();
+  const caller = await getServerCaller();
+  const [details, scheduler] = await Promise.all([caller.system.details(), caller.system.scheduler()]);
   const { ai, database } = details;
 
   return (
@@ -88,6 +90,8 @@ export default async function SystemPage() {
             </DetailRow>
           ) : null}
         </DetailSection>
+
+        <SchedulerSection scheduler={scheduler} />
 
         <DetailSection title="About">
           <DetailRow label="Version" testId="system-version">

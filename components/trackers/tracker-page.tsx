@@ -13,6 +13,7 @@ import { ContextFiles } from "./context-files";
 import { CurrentState } from "./current-state";
 import { describeStoredHistory, formatSchedule } from "./format";
 import { LockedDefinition } from "./locked-definition";
+import { NextRun, OverdueWarning } from "./next-run";
 import { RefreshNow } from "./refresh-now";
 import { RejudgeOffer } from "./rejudge-offer";
 import { RunsLog } from "./runs-log";
@@ -63,7 +64,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
       </p>
     );
   }
-  const { tracker, definition, versions, state, storedHistory } = overview.data;
+  const { tracker, definition, versions, state, storedHistory, keepingWatch } = overview.data;
   const canRefresh = tracker.status !== "archived" && tracker.lockedVersion !== null;
   const fields = definition?.fields ?? [];
   const formats = Object.fromEntries(fields.map((f) => [f.name, f.format]));
@@ -85,7 +86,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
             <p className="mt-1 text-xs text-stone-600 dark:text-stone-400" data-testid="tracker-schedule">
               {formatSchedule(tracker.scheduleMinutes)} · last checked{" "}
               <LocalTime value={tracker.lastRunAt} empty="never" /> · next run{" "}
-              <LocalTime value={tracker.nextRunAt} empty="none" />
+              <NextRun tracker={tracker} keepingWatch={keepingWatch} />
             </p>
             <p
               role="status"
@@ -99,6 +100,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
           </div>
           {canRefresh ? <RefreshNow trackerId={tracker.id} /> : null}
         </div>
+        <OverdueWarning tracker={tracker} keepingWatch={keepingWatch} />
         {tracker.failing ? (
           <p
             role="alert"

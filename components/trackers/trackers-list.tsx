@@ -348,6 +348,11 @@ function TrackerRow({
             <dt className="inline font-medium">Next run: </dt>
             <dd className="inline">
               <LocalTime value={t.nextRunAt} />
+              {t.overdue ? (
+                <span className="ml-1 font-medium text-amber-800 dark:text-amber-300" data-testid="tracker-row-overdue">
+                  (overdue)
+                </span>
+              ) : null}
             </dd>
           </div>
           <div>

@@ -4,26 +4,28 @@
  *
  * 1. Starts the demo site (127.0.0.1:4545, `--site-port N`), which moves one step every 45 s (`--tick-seconds N`).
  * 2. Starts the app (`npm start`) on PORT (default 3000) with its own embedded database in ./.data-demo
- *    (unless DATABASE_URL or DATA_DIR is set), allowed to fetch the demo site, with a CRON_SECRET.
+ *    (unless DATABASE_URL or DATA_DIR is set), allowed to fetch the demo site, with a refresh limit that fits the
+ *    demo (demo-app-env.ts). The app's own scheduler refreshes due trackers; the demo prints whether it runs.
  * 3. Creates the owner account (demo@bellwether.local / bellwether-demo; `--email`, `--password` for another, or to
  *    sign in to a database that already has an owner), an API token and, on a fresh database, the trackers
- *    (through the public API), then plays
- *    the first few steps at once so every tracker has history; afterwards each tick advances the site,
- *    refreshes the trackers, and runs the scheduler (/api/cron/refresh).
+ *    (through the public API), then plays the first few steps at once so every tracker has history
+ *    (play-demo.ts); afterwards each tick advances the site and refreshes the trackers.
  * Ctrl+C stops everything.
  */
 import "../require-node.mjs"; // first: refuse to run on another Node.js major
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnvOrExit } from "../../server/env";
+import { createDemoApi } from "./demo-api";
+import { demoAppEnv, describeRefreshLimit, readDotEnvFiles } from "./demo-app-env";
 import { startDemoSite } from "./demo-site";
 import { demoTrackers } from "./demo-trackers";
+import { refreshDemoTrackers, setUpDemoTrackers } from "./play-demo";
+import { schedulerNote } from "./scheduler-note";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const say = (line: string) => process.stdout.write(`[demo] ${line}\n`);
-const PRELUDE_STEPS = 4;
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,13 +64,14 @@ async function signInAsOwner(appUrl: string, owner: { name: string; email: strin
     .join("; ");
 }
 
-async function waitFor(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {
+/** Polls until the app answers; returns its answer (GET /api/health's body). */
+async function waitFor(url: string, timeoutMs: number, child: ChildProcess): Promise<unknown> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the app exited (code ${child.exitCode}) before it was ready`);
     try {
       const res = await fetch(url);
-      if (res.ok) return;
+      if (res.ok) return await res.json();
     } catch {
       // not up yet
     }
@@ -78,24 +81,30 @@ async function waitFor(url: string, timeoutMs: number, child: ChildProcess): Pro
 }
 
 async function main() {
-  const env = parseEnvOrExit();
+  const processEnv = process.env;
+  // The person's settings as the app will see them (start.ts loads the same .env files under the environment).
+  const seen = { ...readDotEnvFiles(ROOT), ...processEnv };
+  const env = parseEnvOrExit(seen);
   const sitePort = flag("site-port", 4545);
-  const tickMs = flag("tick-seconds", 45) * 1000;
+  const tickSeconds = flag("tick-seconds", 45);
   const site = await startDemoSite(sitePort);
   say(`demo site on ${site.url}`);
 
-  const cronSecret = env.CRON_SECRET ?? randomBytes(24).toString("base64url");
   const appUrl = `http://127.0.0.1:${env.PORT}`;
-  const customDb = Boolean(env.DATABASE_URL) || process.argv.includes("--keep-data-dir");
+  const { overrides, refreshLimit } = demoAppEnv({
+    processEnv,
+    seen,
+    env,
+    sitePort,
+    tickSeconds,
+    trackers: demoTrackers(site.url).length,
+    keepDataDir: process.argv.includes("--keep-data-dir"),
+  });
+  say(describeRefreshLimit(refreshLimit));
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: ROOT,
     stdio: "inherit",
-    env: {
-      ...process.env,
-      CRON_SECRET: cronSecret,
-      FETCH_ALLOW_HOSTS: [...env.FETCH_ALLOW_HOSTS, `127.0.0.1:${sitePort}`].join(","),
-      ...(customDb || process.env.DATA_DIR ? {} : { DATA_DIR: "./.data-demo" }),
-    },
+    env: { ...processEnv, ...overrides },
   });
   let stopping = false;
   const stop = async (code: number) => {
@@ -115,7 +124,7 @@ async function main() {
     }
   });
 
-  await waitFor(`${appUrl}/api/health`, 600_000, child);
+  const health = await waitFor(`${appUrl}/api/health`, 600_000, child);
 
   const owner = {
     name: "Demo owner",
@@ -130,54 +139,24 @@ async function main() {
   });
   if (!tokenRes.ok) throw new Error(`could not create an API token: HTTP ${tokenRes.status}`);
   const token = ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
-  const api = async (method: string, pathname: string, body?: unknown) => {
-    const res = await fetch(`${appUrl}/api/v1${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${method} ${pathname}: HTTP ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = createDemoApi({
+    appUrl,
+    token,
+    onWait: (ms, request) =>
+      say(`  ${request}: refused for now (HTTP 429); waiting ${Math.ceil(ms / 1000)} s as asked`),
+  });
 
-  const existing = (
-    (await api("GET", "/trackers")).trackers as { id: string; capabilityInput?: unknown; target: string }[]
-  ).filter((t) => t.target.startsWith(site.url));
-  let ids = existing.map((t) => t.id);
-  const refreshAll = async () => {
-    for (const id of ids) {
-      const { run } = (await api("POST", `/trackers/${id}/refresh`)) as { run: { summary: string } };
-      say(`  ${id.slice(0, 8)}… ${run.summary}`);
-    }
-  };
-  if (ids.length === 0) {
-    for (const tracker of demoTrackers(site.url)) {
-      const created = (await api("POST", "/trackers", tracker)) as { tracker: { id: string } };
-      ids.push(created.tracker.id);
-    }
-    say(`created ${ids.length} trackers; recording their history…`);
-    await refreshAll();
-    for (let i = 0; i < PRELUDE_STEPS; i++) {
-      say(`demo site → step ${site.advance()}`);
-      await refreshAll();
-    }
-  } else {
-    say(`found ${ids.length} demo trackers from an earlier run`);
-    ids = existing.map((t) => t.id);
-  }
+  const ids = await setUpDemoTrackers(api, site, say);
 
   say(`ready: open ${appUrl}/trackers and sign in as ${owner.email} / ${owner.password}`);
-  say(`the site moves every ${tickMs / 1000} s; Ctrl+C to stop`);
+  say(schedulerNote(health));
+  say(`the site moves every ${tickSeconds} s; Ctrl+C to stop`);
   for (;;) {
-    await new Promise((r) => setTimeout(r, tickMs));
+    await new Promise((r) => setTimeout(r, tickSeconds * 1000));
     if (stopping) return;
     say(`demo site → step ${site.advance()}`);
     try {
-      await refreshAll();
-      const cron = await fetch(`${appUrl}/api/cron/refresh`, { headers: { authorization: `Bearer ${cronSecret}` } });
-      const summary = (await cron.json()) as { claimed?: number };
-      say(`  scheduler: ${summary.claimed ?? 0} due tracker(s) refreshed`);
+      await refreshDemoTrackers(api, ids, say);
     } catch (error) {
       say(`tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }

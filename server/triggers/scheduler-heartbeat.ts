@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { TDb } from "../db";
+import type { TDb, TTx } from "../db";
 
 /** A scheduler that keeps watch: an app server's own, `npm run worker`, or the cron route (docs/scheduling.md). */
 export type TSchedulerKind = "app" | "worker" | "cron";
@@ -125,4 +125,15 @@ export async function listSchedulers(db: TDb, input: { now?: Date; limit?: numbe
       stoppedAt: row.stoppedAt,
     }))
     .sort((a, b) => Number(b.alive) - Number(a.alive));
+}
+
+/** Whether any scheduler is keeping watch now (one read of the live rows; the tracker page's "overdue" says why not). */
+export async function anySchedulerAlive(db: TDb | TTx, input: { now?: Date } = {}): Promise<boolean> {
+  const now = input.now ?? new Date();
+  // The longest any poll may make a heartbeat late (an hour's poll): rows older than that are gone anyway.
+  const rows = await db.schedulerInstance.findMany({
+    where: { stoppedAt: null, seenAt: { gte: new Date(now.getTime() - lateAfterMs(3_600_000)) } },
+    select: { seenAt: true, pollMs: true },
+  });
+  return rows.some((row) => now.getTime() - row.seenAt.getTime() <= lateAfterMs(row.pollMs));
 }

@@ -10,6 +10,8 @@ export type TThisServerScheduler = {
   enabled: boolean;
   /** Actually running in this process (started with the server). */
   running: boolean;
+  /** Its heartbeat row's id (null when not running). */
+  id: string | null;
   /** Why it runs or not, in words ("on by default (SCHEDULER=auto)", "turned off (SCHEDULER=off)"). */
   reason: string;
   pollMs: number | null;
@@ -30,6 +32,7 @@ export function thisServerScheduler(now = new Date()): TThisServerScheduler {
   return {
     enabled: mode.enabled,
     running: status !== null,
+    id: status?.id ?? null,
     reason: mode.reason,
     pollMs: status?.pollMs ?? null,
     lastPass: status?.lastPass ?? null,
@@ -63,11 +66,4 @@ export async function getSchedulerReport(db: TDb, input: { now?: Date } = {}): P
     trackers,
     deliveries,
   };
-}
-
-/** Whether any scheduler is keeping watch now: the tracker page's "overdue" warning says why when none is. */
-export async function isKeepingWatch(db: TDb, input: { now?: Date } = {}): Promise<boolean> {
-  const thisServer = thisServerScheduler(input.now);
-  if (thisServer.running && !thisServer.stalled) return true;
-  return (await listSchedulers(db, input.now ? { now: input.now } : {})).some((s) => s.alive);
 }

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createApiToken, createOwner, cronPass, freePort, processTree, waitForOutput } from "./app-process";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
 import { procStat } from "./proc-stat";
@@ -67,50 +67,7 @@ const PORT: TBenchFlag = {
 const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), "app-preload.mjs");
 const PASS_MINUTES = 20;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
-
-/** pid → parent pid for every process, from /proc/<pid>/stat. */
-function parents(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
 type TProcessRss = { pid: number; name: string; mb: number };
-
-function processTree(root: number): number[] {
-  const byParent = parents();
-  const tree = new Set([root]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, ppid] of byParent) {
-      if (tree.has(ppid) && !tree.has(pid)) {
-        tree.add(pid);
-        grew = true;
-      }
-    }
-  }
-  return [...tree];
-}
 
 function processRss(pid: number): TProcessRss | undefined {
   try {
@@ -131,26 +88,6 @@ export function treeRssMb(root: number): { mb: number; processes: number } {
     .map(processRss)
     .filter((p): p is TProcessRss => p !== undefined);
   return { mb: all.reduce((sum, p) => sum + p.mb, 0), processes: all.length };
-}
-
-async function waitForOutput(proc: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
-  let seen = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`app not ready in ${timeoutMs} ms:\n${seen.slice(-2000)}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    proc.stdout?.on("data", onData);
-    proc.stderr?.on("data", onData);
-    proc.on("exit", (code) => reject(new Error(`app exited (${code}):\n${seen.slice(-2000)}`)));
-  });
 }
 
 type TServerReport = {
@@ -238,47 +175,8 @@ type TReading = { label: string; tree: { mb: number; processes: number }; report
 
 const mb = (bytes: number | undefined) => (bytes === undefined ? "–" : fmt(bytes / 2 ** 20, 0));
 
-type TCronSummary = {
-  claimed: number;
-  completed: number;
-  failed: number;
-  skipped: number;
-  errors: number;
-  outcomes: Record<string, number>;
-};
-
-/** One scheduler pass: calls the cron route until nothing is due (a call stops at its time budget). */
-async function cronPass(url: string, secret: string): Promise<TCronSummary> {
-  const total: TCronSummary = { claimed: 0, completed: 0, failed: 0, skipped: 0, errors: 0, outcomes: {} };
-  for (let call = 0; call < 50; call++) {
-    const res = await fetch(`${url}/api/cron/refresh`, { headers: { authorization: `Bearer ${secret}` } });
-    const body = (await res.json()) as TCronSummary & { ok?: boolean };
-    if (!res.ok) throw new Error(`cron route answered ${res.status}: ${JSON.stringify(body)}`);
-    if (body.claimed === 0) break;
-    for (const key of ["claimed", "completed", "failed", "skipped", "errors"] as const) total[key] += body[key];
-    for (const [k, v] of Object.entries(body.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v;
-  }
-  return total;
-}
-
-async function createOwner(url: string): Promise<string> {
-  const owner = await fetch(`${url}/api/auth/owner/create`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ name: "Bench", email: "bench@bench.test", password: "bench bench bench" }),
-  });
-  if (!owner.ok) throw new Error(`could not create the owner account: HTTP ${owner.status}`);
-  return (owner.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "").split(";")[0] ?? "";
-}
-
 async function createTrackers(url: string, cookie: string, targets: string[]): Promise<void> {
-  const tokenRes = await fetch(`${url}/api/trpc/apiToken.create`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url, cookie },
-    body: JSON.stringify({ json: { name: "memory bench" } }),
-  });
-  if (!tokenRes.ok) throw new Error(`could not create an API token: HTTP ${tokenRes.status}`);
-  const token = ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
+  const token = await createApiToken(url, cookie, "memory bench");
   for (const target of targets) {
     const res = await fetch(`${url}/api/v1/trackers`, {
       method: "POST",

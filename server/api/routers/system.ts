@@ -1,5 +1,6 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { getSchedulerDetails } from "@/server/system/get-scheduler-details";
 import { getSystemDetails, getSystemStatus } from "@/server/system/get-system-status";
 import { heartbeats } from "@/server/system/heartbeat";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
@@ -22,6 +23,9 @@ export const systemRouter = createTRPCRouter({
 
   /** The read-only System page: AI, database, runtime; where the data lives only for the owner. */
   details: protectedProcedure.query(({ ctx }) => getSystemDetails({ role: ctx.user.role })),
+
+  /** The System page's scheduler: this server's, every scheduler seen, trackers due and overdue, deliveries waiting. */
+  scheduler: protectedProcedure.query(({ ctx }) => getSchedulerDetails(ctx.db, { viewer: { role: ctx.user.role } })),
 
   /** A numbered tick over SSE; proves subscriptions end to end and lets pages detect a live server. */
   heartbeat: protectedProcedure.input(ZHeartbeatInputSchema).subscription(async function* ({ input, signal }) {

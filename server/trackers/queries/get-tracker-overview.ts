@@ -1,6 +1,7 @@
 import type { TDb, TTx } from "../../db";
 import { getTracker } from "../../intelligence/tracker-store";
 import { getCaptureStats, getCurrentState, type TCurrentState } from "../../timeline";
+import { anySchedulerAlive } from "../../triggers/scheduler-heartbeat";
 import { describeDefinition, diffDefinitionViews, type TDefinitionVersionView } from "../views/definition-view";
 import { type TTrackerSummary, toTrackerSummary } from "../views/tracker-summary-view";
 import { listDefinitionVersions } from "./list-definition-versions";
@@ -14,6 +15,8 @@ export type TTrackerOverview = {
   state: (TCurrentState & { entityKey: string }) | null;
   /** Captures kept for replaying definition edits (issue 18) and their stored (compressed) bytes. */
   storedHistory: { captures: number; bytes: number };
+  /** Some scheduler was seen lately (docs/scheduling.md): when not, an overdue tracker's page says why. */
+  keepingWatch: boolean;
 };
 
 /** Everything the tracker page header shows: the tracker, its definition and versions, the current state. */
@@ -44,11 +47,13 @@ export async function getTrackerOverview(
   const state = entity ? await getCurrentState(db, entity.id) : null;
   // After getTracker: only the owner's tracker is counted.
   const storedHistory = await getCaptureStats(db, tracker.id);
+  const keepingWatch = await anySchedulerAlive(db);
   return {
     tracker: toTrackerSummary(tracker, lastMaterial?.capturedAt ?? null),
     definition: withChanges.find((v) => v.inForce) ?? null,
     versions: withChanges,
     state: state && entity ? { ...state, entityKey: entity.entityKey } : null,
     storedHistory,
+    keepingWatch,
   };
 }
