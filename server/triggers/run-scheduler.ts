@@ -35,6 +35,8 @@ export type TSchedulerOptions = {
   signal: AbortSignal;
   refreshOptions?: Omit<TRefreshOptions, "trigger" | "idempotencyKey">;
   log?: TLogger;
+  /** The clock of the claims (tests move it so a tracker is due again; refreshOptions.now moves the runs'). */
+  now?: () => Date;
   /** Kept up to date as the loop goes (the server's scheduler hands in the one /system reads). */
   status?: TSchedulerLiveStatus;
   onPass?: (summary: TRunDueSummary) => void;
@@ -98,6 +100,7 @@ export async function runScheduler(
         signal: options.signal,
         log,
         ...(options.refreshOptions ? { refreshOptions: options.refreshOptions } : {}),
+        ...(options.now ? { now: options.now } : {}),
         onChange: ({ userId }) => changed.add(userId),
         // Its notice goes out now, not after the pass (docs/scheduling.md "Notifications").
         onResult: ({ result }) => {

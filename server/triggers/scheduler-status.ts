@@ -22,7 +22,7 @@ export type TThisServerScheduler = {
 };
 
 /** When a running scheduler whose loop has not come round counts as stuck: a whole pass plus a late heartbeat. */
-function stalled(status: TSchedulerLiveStatus, now: Date): boolean {
+export function isStalled(status: Pick<TSchedulerLiveStatus, "lastLoopAt" | "budgetMs" | "pollMs">, now: Date): boolean {
   return now.getTime() - status.lastLoopAt.getTime() > status.budgetMs + lateAfterMs(status.pollMs);
 }
 
@@ -37,7 +37,7 @@ export function thisServerScheduler(now = new Date()): TThisServerScheduler {
     pollMs: status?.pollMs ?? null,
     lastPass: status?.lastPass ?? null,
     nextPassAt: status?.nextPassAt ?? null,
-    stalled: status !== null && stalled(status, now),
+    stalled: status !== null && isStalled(status, now),
   };
 }
 

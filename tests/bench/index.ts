@@ -10,6 +10,7 @@ import { peerBenchmark } from "./peer.bench";
 import { refreshBenchmark } from "./refresh.bench";
 import { renderBenchmark } from "./render.bench";
 import { replayBenchmark } from "./replay.bench";
+import { schedulerBenchmark } from "./scheduler.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
@@ -26,6 +27,7 @@ const BENCHMARKS: TBenchmark[] = [
   memoryBenchmark,
   renderBenchmark,
   replayBenchmark,
+  schedulerBenchmark,
 ];
 
 function gitRevision(): string {

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,18 @@ import { createPgliteDb } from "@/server/db";
 import { acquireDataDirLock, lockPathFor } from "@/server/db-lock";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import {
+  callApi,
+  createOwner,
+  freePort,
+  launcherEnv,
+  priceTrackerRequest,
+  root,
+  startApp,
+  stopStartedProcesses,
+  type TApp,
+  until,
+} from "../helpers/app-process";
 import { createPostgresTestDb, hasPostgres } from "../helpers/db";
 import { readClusterState } from "../helpers/pg-control";
 
@@ -19,79 +30,8 @@ import { readClusterState } from "../helpers/pg-control";
  * which holds each response, so they are provably in flight when the signal arrives. One build for the
  * whole file, in its own dist dir so it never disturbs another build.
  */
-const root = path.resolve(import.meta.dirname, "../..");
-const DIST_DIR = ".next-test-lifecycle";
 const PAGES = ["/p1", "/p2", "/p3", "/p4", "/p5"];
 const PRICE_PAGE = (price: string) => `<html><body><h1>Plan</h1><span id="price">$${price}</span></body></html>`;
-
-type TApp = {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-  waitFor: (pattern: RegExp, timeoutMs: number) => Promise<void>;
-};
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function launcherEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "",
-    NODE_ENV: "production",
-    BELLWETHER_DIST_DIR: DIST_DIR,
-    HOSTNAME: "127.0.0.1",
-    AI_PROVIDER: "rules",
-    LOG_LEVEL: "warn",
-    ...extra,
-  };
-}
-
-/** Every app this file started, so none outlives a failed test. */
-const apps: TApp[] = [];
-
-function startApp(env: Record<string, string>): TApp {
-  // Its own process group, so a failed test can stop the launcher and its next-server together.
-  const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    cwd: root,
-    env: launcherEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let output = "";
-  proc.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  proc.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  const waitFor = async (pattern: RegExp, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(output)) {
-      if (proc.exitCode !== null) throw new Error(`the app exited (${proc.exitCode}) before ${pattern}:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`no ${pattern} in time:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  const app = { proc, url: `http://127.0.0.1:${env.PORT}`, output: () => output, exited, waitFor };
-  apps.push(app);
-  return app;
-}
-
-async function until(condition: () => boolean, what: string, app: TApp, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the app said:\n${app.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Runs a command to its end without blocking this process (the fixture site lives here and must keep
@@ -144,64 +84,17 @@ function freshRequest(url: string): Promise<string> {
   });
 }
 
-/** First run: create the owner account (as its page does), then mint an API token signed in. */
-async function createOwnerToken(app: TApp): Promise<string> {
-  const owner = await fetch(`${app.url}/api/auth/owner/create`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.url },
-    body: JSON.stringify({ name: "Owner", email: "owner@shutdown.test", password: "correct horse battery" }),
-  });
-  expect(owner.status).toBe(200);
-  const cookie = (owner.headers.getSetCookie().find((c) => c.includes("session_token=")) ?? "").split(";")[0] ?? "";
-  const tokenRes = await fetch(`${app.url}/api/trpc/apiToken.create`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: app.url, cookie },
-    body: JSON.stringify({ json: { name: "shutdown test" } }),
-  });
-  expect(tokenRes.status).toBe(200);
-  return ((await tokenRes.json()) as { result: { data: { json: { token: string } } } }).result.data.json.token;
-}
-
-async function callApi(
-  app: TApp,
-  token: string,
-  method: string,
-  pathname: string,
-  body?: unknown,
-  signal?: AbortSignal,
-) {
-  const res = await fetch(`${app.url}/api/v1${pathname}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    ...(signal ? { signal } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
 /** One locked price tracker per page; page → tracker id. */
 async function createTrackers(app: TApp, token: string, site: TFixtureSite): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   for (const page of PAGES) {
-    const created = await callApi(app, token, "POST", "/trackers", {
-      decision: `Is the plan at ${page} getting cheaper?`,
-      capability: "web.scrape",
-      capabilityInput: { url: site.urlFor(page) },
-      scheduleMinutes: 60,
-      definition: {
-        fields: [
-          {
-            name: "price",
-            type: "money",
-            currency: "USD",
-            description: "Plan price",
-            extractor: { kind: "css", selector: "#price" },
-          },
-        ],
-        identityRule: { kind: "canonical_url" },
-        materiality: { price: { kind: "numeric", relative: 0.05 } },
-      },
-    });
+    const created = await callApi(
+      app,
+      token,
+      "POST",
+      "/trackers",
+      priceTrackerRequest(site.urlFor(page), `Is the plan at ${page} getting cheaper?`),
+    );
     expect(created.status).toBe(201);
     ids.set(page, (created.body.tracker as { id: string }).id);
   }
@@ -295,17 +188,12 @@ describe("npm start stops gracefully", () => {
     // npm start says which Node.js it runs on: the project's 22, not the machine's.
     expect(app.output()).toMatch(/with Node\.js 22\.\d+\.\d+/);
 
-    token = await createOwnerToken(app);
+    token = (await createOwner(app, "owner@shutdown.test")).token;
     for (const [page, id] of await createTrackers(app, token, site)) trackerIds.set(page, id);
   }, 960_000);
 
   afterAll(async () => {
-    for (const started of apps) {
-      if (started.proc.exitCode === null && started.proc.signalCode === null) {
-        if (started.proc.pid) process.kill(-started.proc.pid, "SIGKILL"); // only after a failure
-        await started.exited;
-      }
-    }
+    await stopStartedProcesses(); // only after a failure is anything left
     await site?.close();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -450,7 +338,7 @@ describe("npm start stops gracefully", () => {
         };
         const first = startApp({ ...pgEnv, PORT: String(await freePort()) });
         await first.waitFor(/\[bellwether\] ready in/, 300_000);
-        const pgToken = await createOwnerToken(first);
+        const pgToken = (await createOwner(first, "owner@shutdown.test")).token;
         for (const page of PAGES) site.setPage(page, { body: PRICE_PAGE("10.00") });
         const ids = await createTrackers(first, pgToken, site);
         first.proc.kill("SIGTERM");

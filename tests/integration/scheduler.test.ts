@@ -1,0 +1,215 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { settleDeferred } from "@/server/defer";
+import { resetEnvForTests } from "@/server/env";
+import { CLAIM_BATCH, createChannel, kickNotifications, notifyConfigFromEnv } from "@/server/notifications";
+import {
+  createStaleDraftsJob,
+  isStalled,
+  listSchedulers,
+  refreshTrackerNow,
+  runDueRefreshes,
+  runScheduler,
+} from "@/server/triggers";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { startWebhookReceiver, type TReceived } from "../helpers/notify-receivers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
+
+/**
+ * The scheduler inside the server (docs/scheduling.md) on the embedded database with a real fixture site and a real
+ * webhook receiver: it refreshes what is due and the change reaches the webhook once, with nothing else running; a
+ * change made with "Refresh now" is sent at once, not at a pass; a backlog larger than one batch drains in one wake;
+ * the hourly jobs run once per hour however many schedulers call them.
+ */
+
+let t: TTestDb;
+let site: TFixtureSite;
+let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let userId: string;
+
+const rulesMode = () => ({
+  models: { filler: null, judge: null },
+  capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
+});
+const page = (price: string) => `<main><span id="price">$${price}</span></main>`;
+
+beforeAll(async () => {
+  [t, site, hook] = await Promise.all([createTestDb(), startFixtureSite(), startWebhookReceiver()]);
+  // The sender reads its configuration from the environment, as in the server: the receiver is a local address.
+  process.env.FETCH_ALLOW_HOSTS = `${new URL(hook.url).host},${new URL(site.url).host}`;
+  resetEnvForTests();
+  userId = (await ensureLocalUser(t.db)).id;
+});
+afterAll(async () => {
+  delete process.env.FETCH_ALLOW_HOSTS;
+  resetEnvForTests();
+  await Promise.all([hook?.close(), site?.close(), t?.close()]);
+});
+
+let seq = 0;
+async function tracker(price: string) {
+  const path = `/sched-${++seq}`;
+  site.setPage(path, { body: page(price) });
+  const { tracker } = await createActiveTracker(t.db, {
+    userId,
+    decision: `Is plan ${seq} getting cheaper?`,
+    capability: "web.scrape",
+    capabilityInput: { url: site.urlFor(path) },
+    definition: cssPriceDefinition(0.05),
+  });
+  return { id: tracker.id, path };
+}
+
+async function webhook(path: string): Promise<{ secret: string }> {
+  const created = await createChannel(t.db, {
+    userId,
+    config: notifyConfigFromEnv(),
+    channel: { kind: "webhook", target: `${hook.url}${path}` },
+  });
+  return { secret: created.secret as string };
+}
+
+function signedBy(secret: string, request: TReceived): boolean {
+  const timestamp = String(request.headers["x-bellwether-timestamp"]);
+  const given = Buffer.from(String(request.headers["x-bellwether-signature"]));
+  const expected = Buffer.from(
+    `sha256=${createHmac("sha256", secret).update(`${timestamp}.${request.body}`).digest("hex")}`,
+  );
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const changeIdsIn = (request: TReceived) =>
+  (JSON.parse(request.body) as { changes: { changeId: string }[] }).changes.map((c) => c.changeId);
+const deliveredTo = (path: string) => hook.received.filter((r) => r.path === `/hook${path}`);
+
+describe("the scheduler", () => {
+  it("refreshes a due tracker and its change reaches a signed webhook exactly once, with nothing else running", async () => {
+    const { secret } = await webhook("/scheduled");
+    const watched = await tracker("10.00");
+    let clock = Date.now();
+    const now = () => new Date(clock);
+    const stop = new AbortController();
+    const passes: number[] = [];
+    const running = runScheduler(t.db, {
+      kind: "app",
+      concurrency: 2,
+      budgetMs: 20_000,
+      pollMs: 50,
+      signal: stop.signal,
+      now,
+      refreshOptions: { ...rulesMode(), now },
+      onPass: (summary) => passes.push(summary.claimed),
+    });
+    try {
+      // Locked → due at once: the scheduler records the baseline by itself.
+      await vi.waitFor(
+        async () =>
+          expect((await t.db.tracker.findUniqueOrThrow({ where: { id: watched.id } })).lastRunAt).not.toBeNull(),
+        { timeout: 10_000 },
+      );
+      const seen = await listSchedulers(t.db, { now: now() });
+      expect(seen.filter((s) => s.alive).map((s) => s.kind)).toEqual(["app"]);
+
+      // The page moves; once its hourly schedule (plus up to 10% jitter) has passed, the tracker is due again and
+      // the change is recorded and sent.
+      site.setPage(watched.path, { body: page("8.00") });
+      clock += 2 * 60 * 60_000;
+      await vi.waitFor(() => expect(deliveredTo("/scheduled")).toHaveLength(1), { timeout: 10_000 });
+      const change = await t.db.entityChange.findFirstOrThrow({
+        where: { trackerId: watched.id, materiality: "material" },
+      });
+      const [delivery] = deliveredTo("/scheduled");
+      expect(delivery && signedBy(secret, delivery)).toBe(true);
+      expect(delivery && changeIdsIn(delivery)).toEqual([change.id]);
+      const runs = await t.db.refreshRun.findMany({ where: { trackerId: watched.id }, orderBy: { createdAt: "asc" } });
+      expect(runs.map((r) => [r.trigger, r.outcome])).toEqual([
+        ["scheduler", "baseline"],
+        ["scheduler", "material"],
+      ]);
+      // More passes (and the maintenance after each) send nothing twice.
+      const after = passes.length;
+      await vi.waitFor(() => expect(passes.length).toBeGreaterThan(after + 3));
+      expect(deliveredTo("/scheduled")).toHaveLength(1);
+    } finally {
+      stop.abort();
+    }
+    const result = await running;
+    expect(result.refreshed).toBe(2);
+    // A clean stop is recorded: the tracker page does not count a stopped scheduler as keeping watch.
+    const [row] = await listSchedulers(t.db, { now: now() });
+    expect(row).toMatchObject({ kind: "app", alive: false });
+    expect(row?.stoppedAt).not.toBeNull();
+  });
+
+  it("a change made with Refresh now is sent within seconds, without any scheduler pass", async () => {
+    await webhook("/now");
+    const watched = await tracker("20.00");
+    const refresh = () => refreshTrackerNow(t.db, { userId, trackerId: watched.id, trigger: "manual" }, rulesMode());
+    expect((await refresh()).outcome).toBe("baseline");
+    site.setPage(watched.path, { body: page("15.00") });
+    const recordedAt = Date.now();
+    expect((await refresh()).outcome).toBe("material");
+    // No scheduler, no cron call: only the sender the change woke.
+    await vi.waitFor(() => expect(deliveredTo("/now")).toHaveLength(1), { timeout: 5_000 });
+    expect(Date.now() - recordedAt).toBeLessThan(5_000);
+    await settleDeferred();
+    expect(deliveredTo("/now")).toHaveLength(1);
+  });
+
+  it("a backlog over one batch (20 changes × 4 channels) drains in one wake, each delivery once", async () => {
+    const paths = ["/a", "/b", "/c", "/d"];
+    for (const path of paths) await webhook(`/backlog${path}`);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await tracker("30.00")).id);
+    const pass = () =>
+      runDueRefreshes(t.db, { trigger: "worker", concurrency: 4, budgetMs: 30_000, refreshOptions: rulesMode() });
+    await pass(); // baselines: nothing to send
+    for (let i = 1; i <= 20; i++) site.setPage(`/sched-${seq - 20 + i}`, { body: page("20.00") });
+    await t.db.tracker.updateMany({ where: { id: { in: ids } }, data: { nextRunAt: new Date() } });
+    expect((await pass()).outcomes).toMatchObject({ material: 20 });
+    const before = hook.received.length;
+    // The channels of the earlier tests get these changes too; the four new ones get 20 each.
+    await kickNotifications(t.db);
+    const received = hook.received.slice(before);
+    expect(received.length).toBeGreaterThan(CLAIM_BATCH);
+    for (const path of paths) {
+      const changeIds = deliveredTo(`/backlog${path}`).flatMap(changeIdsIn);
+      expect(changeIds).toHaveLength(20);
+      expect(new Set(changeIds).size).toBe(20);
+    }
+    const channels = await t.db.notificationChannel.findMany({ where: { target: { contains: "/backlog/" } } });
+    expect(
+      await t.db.notificationDelivery.count({
+        where: { status: "pending", channelId: { in: channels.map((c) => c.id) } },
+      }),
+    ).toBe(0);
+  });
+
+  it("hourly jobs run once per hour however many schedulers call them", async () => {
+    // Three processes' jobs (each with its own in-process throttle) on one database.
+    const jobs = [1, 2, 3].map(() => createStaleDraftsJob({ shared: true }));
+    const t0 = Date.now() + 24 * 3_600_000; // after anything this file's real clock recorded
+    const plus = (minutes: number) => ({ now: new Date(t0 + minutes * 60_000) });
+    const runsBefore = (await t.db.schedulerJob.findUnique({ where: { name: "stale-drafts" } }))?.runs ?? 0;
+    const ran = async (minutes: number) =>
+      (await Promise.all(jobs.map((job) => job.maybeRun(t.db, plus(minutes))))).filter((r) => r !== null).length;
+    expect(await ran(0)).toBe(1);
+    expect(await ran(1)).toBe(0);
+    expect(await ran(59)).toBe(0);
+    expect(await ran(61)).toBe(1);
+    expect(await ran(62)).toBe(0);
+    expect(await ran(122)).toBe(1);
+    expect((await t.db.schedulerJob.findUniqueOrThrow({ where: { name: "stale-drafts" } })).runs).toBe(runsBefore + 3);
+  });
+
+  it("counts as stuck only when its loop has not come round for longer than a pass can take", () => {
+    const lastLoopAt = new Date("2026-12-01T00:00:00Z");
+    const status = { lastLoopAt, budgetMs: 45_000, pollMs: 15_000 };
+    const later = (ms: number) => new Date(lastLoopAt.getTime() + ms);
+    expect(isStalled(status, later(60_000))).toBe(false);
+    expect(isStalled(status, later(6 * 60_000))).toBe(false);
+    expect(isStalled(status, later(10 * 60_000))).toBe(true);
+  });
+});
