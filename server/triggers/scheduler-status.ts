@@ -22,7 +22,10 @@ export type TThisServerScheduler = {
 };
 
 /** When a running scheduler whose loop has not come round counts as stuck: a whole pass plus a late heartbeat. */
-export function isStalled(status: Pick<TSchedulerLiveStatus, "lastLoopAt" | "budgetMs" | "pollMs">, now: Date): boolean {
+export function isStalled(
+  status: Pick<TSchedulerLiveStatus, "lastLoopAt" | "budgetMs" | "pollMs">,
+  now: Date,
+): boolean {
   return now.getTime() - status.lastLoopAt.getTime() > status.budgetMs + lateAfterMs(status.pollMs);
 }
 
