@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { settleDeferred } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import { CLAIM_BATCH, createChannel, kickNotifications, notifyConfigFromEnv } from "@/server/notifications";
+import { getTrackerOverview } from "@/server/trackers";
 import {
+  createHeartbeat,
   createStaleDraftsJob,
+  getSchedulerReport,
   isStalled,
   listSchedulers,
   refreshTrackerNow,
@@ -202,6 +205,30 @@ describe("the scheduler", () => {
     expect(await ran(62)).toBe(0);
     expect(await ran(122)).toBe(1);
     expect((await t.db.schedulerJob.findUniqueOrThrow({ where: { name: "stale-drafts" } })).runs).toBe(runsBefore + 3);
+  });
+
+  it("says when nothing keeps watch: overdue trackers, the lag, and who was seen (System page, tracker page)", async () => {
+    const late = await tracker("40.00");
+    const now = new Date();
+    // Three hours past its next run on an hourly schedule: more than two intervals late.
+    await t.db.tracker.update({ where: { id: late.id }, data: { nextRunAt: new Date(now.getTime() - 3 * 3_600_000) } });
+    const report = await getSchedulerReport(t.db, { now });
+    expect(report.keepingWatch).toBe(false); // the first test's scheduler stopped cleanly
+    expect(report.trackers.overdue).toBeGreaterThanOrEqual(1);
+    expect(report.trackers.lagMs).toBeGreaterThanOrEqual(3 * 3_600_000);
+    expect(report.thisServer).toMatchObject({ running: false, stalled: false });
+    const overview = await getTrackerOverview(t.db, { userId, trackerId: late.id });
+    expect(overview.tracker.overdue).toBe(true);
+    expect(overview.keepingWatch).toBe(false);
+
+    // A worker starts elsewhere: now something keeps watch (its heartbeat row).
+    const beat = createHeartbeat(t.db, { id: "worker-elsewhere", kind: "worker", pollMs: 15_000 });
+    await beat.start();
+    expect((await getTrackerOverview(t.db, { userId, trackerId: late.id })).keepingWatch).toBe(true);
+    expect((await getSchedulerReport(t.db)).schedulers.find((s) => s.id === "worker-elsewhere")?.alive).toBe(true);
+    await beat.stop();
+    expect((await getTrackerOverview(t.db, { userId, trackerId: late.id })).keepingWatch).toBe(false);
+    await t.db.tracker.update({ where: { id: late.id }, data: { status: "paused" } });
   });
 
   it("counts as stuck only when its loop has not come round for longer than a pass can take", () => {
