@@ -81,31 +81,41 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
           </span>
         )}
       </DetailRow>
-      <DetailRow label="Trackers" testId="system-scheduler-trackers">
-        {plural(trackers.active, "active tracker")} · {trackers.due} due now · {trackers.overdue} overdue
-        {trackers.nextDueAt && trackers.due === 0 ? (
-          <>
-            {" "}
-            · next due <LocalTime value={trackers.nextDueAt} />
-          </>
-        ) : null}
-        {trackers.overdue > 0 ? (
-          <span role="alert" className={alertClass}>
-            {plural(trackers.overdue, "tracker is", "trackers are")} more than two intervals late (the most by{" "}
-            {seconds(trackers.lagMs)}).
+      {trackers && deliveries ? (
+        <>
+          <DetailRow label="Trackers" testId="system-scheduler-trackers">
+            {plural(trackers.active, "active tracker")} · {trackers.due} due now · {trackers.overdue} overdue
+            {trackers.nextDueAt && trackers.due === 0 ? (
+              <>
+                {" "}
+                · next due <LocalTime value={trackers.nextDueAt} />
+              </>
+            ) : null}
+            {trackers.overdue > 0 ? (
+              <span role="alert" className={alertClass}>
+                {plural(trackers.overdue, "tracker is", "trackers are")} more than two intervals late (the most by{" "}
+                {seconds(trackers.lagMs)}).
+              </span>
+            ) : null}
+          </DetailRow>
+          <DetailRow label="Notifications waiting" testId="system-scheduler-deliveries">
+            {deliveries.dueNow} due now · {deliveries.waiting - deliveries.dueNow} held for later (digests, quiet hours,
+            retries) · {plural(deliveries.unsentChanges, "change")} not yet routed
+            {deliveries.nextDueAt && deliveries.waiting > deliveries.dueNow ? (
+              <>
+                {" "}
+                · next at <LocalTime value={deliveries.nextDueAt} />
+              </>
+            ) : null}
+          </DetailRow>
+        </>
+      ) : (
+        <DetailRow label="Trackers and notifications">
+          <span data-testid="system-scheduler-counts-hidden">
+            Only the owner of this Bellwether sees the counts over everyone's trackers.
           </span>
-        ) : null}
-      </DetailRow>
-      <DetailRow label="Notifications waiting" testId="system-scheduler-deliveries">
-        {deliveries.dueNow} due now · {deliveries.waiting - deliveries.dueNow} held for later (digests, quiet hours,
-        retries) · {plural(deliveries.unsentChanges, "change")} not yet routed
-        {deliveries.nextDueAt && deliveries.waiting > deliveries.dueNow ? (
-          <>
-            {" "}
-            · next at <LocalTime value={deliveries.nextDueAt} />
-          </>
-        ) : null}
-      </DetailRow>
+        </DetailRow>
+      )}
     </DetailSection>
   );
 }

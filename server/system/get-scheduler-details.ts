@@ -1,12 +1,19 @@
 import type { TDb } from "@/server/db";
 import { getSchedulerReport, type TSchedulerReport } from "@/server/triggers";
 
-/** The System page's "Scheduler" section: the report, with where each scheduler runs shown to the owner only. */
-export type TSchedulerDetails = TSchedulerReport;
+/**
+ * The System page's "Scheduler" section: the report, with where each scheduler runs and the counts over everyone's
+ * trackers and notifications shown to the owner only (null for members).
+ */
+export type TSchedulerDetails = Omit<TSchedulerReport, "trackers" | "deliveries"> & {
+  trackers: TSchedulerReport["trackers"] | null;
+  deliveries: TSchedulerReport["deliveries"] | null;
+};
 
 /**
- * Who keeps watch and how far behind (docs/scheduling.md). Host names and process ids say where the servers run,
- * which, like the data's location, is the owner's business: other people see each scheduler's kind and passes.
+ * Who keeps watch and how far behind (docs/scheduling.md). Host names and process ids say where the servers run, and
+ * the counts span every person's trackers: like the data's location, the owner's business. Other people see whether
+ * and how the schedulers run.
  */
 export async function getSchedulerDetails(
   db: TDb,
@@ -14,5 +21,10 @@ export async function getSchedulerDetails(
 ): Promise<TSchedulerDetails> {
   const report = await getSchedulerReport(db, input.now ? { now: input.now } : {});
   if (input.viewer.role === "owner") return report;
-  return { ...report, schedulers: report.schedulers.map((s) => ({ ...s, host: "", pid: 0 })) };
+  return {
+    ...report,
+    schedulers: report.schedulers.map((s) => ({ ...s, host: "", pid: 0 })),
+    trackers: null,
+    deliveries: null,
+  };
 }

@@ -135,6 +135,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },
   "system.details": { kind: "own-scope" },
+  "system.scheduler": { kind: "own-scope" },
   "system.heartbeat": { kind: "own-scope", input: () => ({ intervalMs: 1000 }) },
   "user.me": { kind: "own-scope" },
   "tracker.list": { kind: "own-scope" },

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { settleDeferred } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import { CLAIM_BATCH, createChannel, kickNotifications, notifyConfigFromEnv } from "@/server/notifications";
+import { getSchedulerDetails } from "@/server/system/get-scheduler-details";
 import { getTrackerOverview } from "@/server/trackers";
 import {
   createHeartbeat,
@@ -226,6 +227,13 @@ describe("the scheduler", () => {
     await beat.start();
     expect((await getTrackerOverview(t.db, { userId, trackerId: late.id })).keepingWatch).toBe(true);
     expect((await getSchedulerReport(t.db)).schedulers.find((s) => s.id === "worker-elsewhere")?.alive).toBe(true);
+    // Where it runs and the counts over everyone's trackers are the owner's to see.
+    const owner = await getSchedulerDetails(t.db, { viewer: { role: "owner" } });
+    expect(owner.schedulers.find((s) => s.id === "worker-elsewhere")?.pid).toBe(process.pid);
+    expect(owner.trackers?.overdue).toBeGreaterThanOrEqual(1);
+    const member = await getSchedulerDetails(t.db, { viewer: { role: "member" } });
+    expect(member.schedulers.find((s) => s.id === "worker-elsewhere")).toMatchObject({ alive: true, host: "", pid: 0 });
+    expect(member).toMatchObject({ trackers: null, deliveries: null, keepingWatch: true });
     await beat.stop();
     expect((await getTrackerOverview(t.db, { userId, trackerId: late.id })).keepingWatch).toBe(false);
     await t.db.tracker.update({ where: { id: late.id }, data: { status: "paused" } });
