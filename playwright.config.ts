@@ -37,6 +37,11 @@ const appEnv = {
   // to see "new since you last looked" (tests/e2e/feed-briefing.spec.ts).
   FEED_VISIT_GAP_MS: "5000",
   RATE_LIMIT_SETUP_TURNS: "10000",
+  // Every spec drives its refreshes itself ("Refresh now", the API, the cron route) and counts what they did; the
+  // server's own scheduler would refresh the same trackers behind their backs. It is tested end to end on the real
+  // `npm start` instead (tests/integration/scheduler-default-install.test.ts, scheduler-fleet.pg.test.ts), and
+  // tests/e2e/keeps-watch.spec.ts checks what these pages say while it is off.
+  SCHEDULER: "off",
   RATE_LIMIT_REFRESHES: "10000",
   RATE_LIMIT_REPLAYS: "10000",
 };

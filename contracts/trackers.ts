@@ -39,6 +39,7 @@ export const ZTrackerSummarySchema = z
     lockedVersion: z.number().int().nullable(),
     lastRunAt: z.date().nullable(),
     nextRunAt: z.date().nullable(),
+    due: z.boolean().describe("Active and its next run time has come (a scheduler picks it up within its poll)"),
     overdue: z
       .boolean()
       .describe("Active and more than two of its intervals past its next run: no scheduler is refreshing it"),

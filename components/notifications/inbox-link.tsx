@@ -17,14 +17,17 @@ export function InboxLink() {
       data-testid="inbox-link"
     >
       Inbox
-      {count ? (
-        <span
-          data-testid="inbox-unread"
-          className="ml-1 rounded-full bg-red-700 px-1.5 py-0.5 text-xs font-semibold text-white dark:bg-red-600"
-        >
-          {count > 99 ? "99+" : count}
-        </span>
-      ) : null}
+      {/* The badge's room is kept while the count loads and when it is 0, so nothing in the header moves when it
+          arrives (on a phone the header wraps, and a late badge pushed the whole page down). */}
+      <span
+        data-testid={count ? "inbox-unread" : undefined}
+        aria-hidden={count ? undefined : true}
+        className={`ml-1 inline-block min-w-8 rounded-full px-1.5 py-0.5 text-center text-xs font-semibold ${
+          count ? "bg-red-700 text-white dark:bg-red-600" : "invisible"
+        }`}
+      >
+        {count > 99 ? "99+" : count || "\u00a0"}
+      </span>
     </Link>
   );
 }

@@ -1,23 +1,22 @@
-"use client";
-
 import Link from "next/link";
-import { LocalTime, useHydrated } from "@/components/format/local-time";
+import { LocalTime } from "@/components/format/local-time";
 import type { TTrackerSummary } from "@/contracts/trackers";
 
-type TProps = { tracker: Pick<TTrackerSummary, "status" | "nextRunAt" | "overdue">; keepingWatch: boolean };
+type TProps = { tracker: Pick<TTrackerSummary, "status" | "nextRunAt" | "due" | "overdue">; keepingWatch: boolean };
 
 /**
- * When the tracker really runs next (docs/scheduling.md): its time; "due now" once that has passed (after hydration,
- * so server and client render the same first); "not scheduled" when no scheduler is keeping watch.
+ * When the tracker really runs next (docs/scheduling.md): its time, with "due now" once that has come (as the server
+ * read it, so the page renders the same before and after hydration), or "not scheduled" when no scheduler keeps watch.
  */
 export function NextRun({ tracker, keepingWatch }: TProps) {
-  const hydrated = useHydrated();
   if (tracker.status !== "active" || !tracker.nextRunAt) return <>none</>;
-  if (!keepingWatch) return <span data-testid="tracker-next-run">not scheduled (nothing is refreshing trackers)</span>;
-  if (hydrated && new Date(tracker.nextRunAt).getTime() <= Date.now()) {
-    return <span data-testid="tracker-next-run">due now</span>;
-  }
-  return <LocalTime value={tracker.nextRunAt} />;
+  const note = !keepingWatch ? "not scheduled: nothing is refreshing trackers" : tracker.due ? "due now" : null;
+  return (
+    <>
+      <LocalTime value={tracker.nextRunAt} />
+      {note ? <span data-testid="tracker-next-run-note"> ({note})</span> : null}
+    </>
+  );
 }
 
 /** An active tracker more than two intervals late: says so, and why as far as the server can tell. */

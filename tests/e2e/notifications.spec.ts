@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { cssPriceDefinition } from "../fixtures/price-definition";
 import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 import { SENTINELS } from "./sentinels";
@@ -44,19 +45,7 @@ test("a material change reaches the inbox; its unread count clears", async ({ pa
       decision: "Is the inbox telling me about price cuts?",
       capability: "web.scrape",
       capabilityInput: { url: site.urlFor(path) },
-      definition: {
-        fields: [
-          {
-            name: "price",
-            type: "money",
-            currency: "USD",
-            description: "Price",
-            extractor: { kind: "css", selector: "#price" },
-          },
-        ],
-        identityRule: { kind: "canonical_url" },
-        materiality: { price: { kind: "numeric", relative: 0.05 } },
-      },
+      definition: cssPriceDefinition(0.05),
     },
   });
   expect(created.status()).toBe(201);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { cssPriceDefinition } from "../fixtures/price-definition";
 
 /**
  * The app as users run it, in tests: `npm start`'s launcher (scripts/start.ts), a production build and real
@@ -132,25 +133,13 @@ export async function callApi(
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** A one-field price tracker as the public API creates it: `#price` in USD, material on a 5 % move. */
+/** A price tracker as the public API creates it (tests/fixtures/price-definition.ts, material on a 5 % move). */
 export function priceTrackerRequest(url: string, decision: string, scheduleMinutes = 60) {
   return {
     decision,
     capability: "web.scrape",
     capabilityInput: { url },
     scheduleMinutes,
-    definition: {
-      fields: [
-        {
-          name: "price",
-          type: "money",
-          currency: "USD",
-          description: "Plan price",
-          extractor: { kind: "css", selector: "#price" },
-        },
-      ],
-      identityRule: { kind: "canonical_url" },
-      materiality: { price: { kind: "numeric", relative: 0.05 } },
-    },
+    definition: cssPriceDefinition(0.05),
   };
 }

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
@@ -82,4 +83,19 @@ export async function startWebhookReceiver(): Promise<{
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Whether a webhook request carries a valid signature under `secret` (README "Verifying a webhook"). */
+export function isSignedBy(secret: string, request: Pick<TReceived, "headers" | "body">): boolean {
+  const timestamp = String(request.headers["x-bellwether-timestamp"]);
+  const given = Buffer.from(String(request.headers["x-bellwether-signature"]));
+  const expected = Buffer.from(
+    `sha256=${createHmac("sha256", secret).update(`${timestamp}.${request.body}`).digest("hex")}`,
+  );
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The change ids a webhook delivery carries (its body's `changes`). */
+export function changeIdsIn(request: Pick<TReceived, "body">): string[] {
+  return (JSON.parse(request.body) as { changes: { changeId: string }[] }).changes.map((c) => c.changeId);
 }

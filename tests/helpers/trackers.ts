@@ -56,22 +56,7 @@ export function localCapabilityConfig(
   });
 }
 
-/** A one-field definition many refresh tests share: the USD price in `#price`, material on a `relative` move. */
-export function cssPriceDefinition(relative: number) {
-  return {
-    fields: [
-      {
-        name: "price",
-        type: "money",
-        currency: "USD",
-        description: "Price",
-        extractor: { kind: "css", selector: "#price" },
-      },
-    ],
-    identityRule: { kind: "canonical_url" },
-    materiality: { price: { kind: "numeric", relative } },
-  };
-}
+export { cssPriceDefinition } from "../fixtures/price-definition";
 
 /** A page for `cssPriceDefinition`: the price in `#price`, and a fresh nonce so every render is byte-different. */
 export function priceBody(price: string): string {

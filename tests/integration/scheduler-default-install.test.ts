@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,7 +15,7 @@ import {
   type TApp,
   until,
 } from "../helpers/app-process";
-import { startWebhookReceiver, type TReceived } from "../helpers/notify-receivers";
+import { changeIdsIn, isSignedBy, startWebhookReceiver } from "../helpers/notify-receivers";
 
 /**
  * A fresh install as the README's quick start makes it (`npm start`, the embedded database, no CRON_SECRET, no
@@ -37,15 +36,6 @@ let trackerId: string;
 const PRICE = (price: string) => `<html><body><h1>Pro plan</h1><span id="price">$${price}</span></body></html>`;
 const moveClock = (hours: number) => fs.writeFileSync(clockFile, String(hours * 3_600_000));
 
-function signedBy(secret: string, request: TReceived): boolean {
-  const timestamp = String(request.headers["x-bellwether-timestamp"]);
-  const given = Buffer.from(String(request.headers["x-bellwether-signature"]));
-  const expected = Buffer.from(
-    `sha256=${createHmac("sha256", secret).update(`${timestamp}.${request.body}`).digest("hex")}`,
-  );
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 /** Polls an async condition every 500 ms until it holds or `timeoutMs` passes; returns whether it held. */
 async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -55,9 +45,6 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs: number):
   }
   return condition();
 }
-
-const changeIdsIn = (request: TReceived) =>
-  (JSON.parse(request.body) as { changes: { changeId: string }[] }).changes.map((c) => c.changeId);
 
 beforeAll(async () => {
   [site, hook] = await Promise.all([startFixtureSite(), startWebhookReceiver()]);
@@ -124,7 +111,7 @@ describe("a fresh install keeps watch on its own", () => {
     );
     expect(material).toHaveLength(1);
     const [delivery] = fresh();
-    expect(delivery && signedBy(secret, delivery)).toBe(true);
+    expect(delivery && isSignedBy(secret, delivery)).toBe(true);
     expect(delivery && changeIdsIn(delivery)).toEqual([material[0]?.id]);
 
     // Later passes send nothing twice.

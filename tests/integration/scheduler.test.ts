@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { settleDeferred } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
@@ -18,7 +17,7 @@ import {
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { startWebhookReceiver, type TReceived } from "../helpers/notify-receivers";
+import { changeIdsIn, isSignedBy, startWebhookReceiver } from "../helpers/notify-receivers";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -75,17 +74,6 @@ async function webhook(path: string): Promise<{ secret: string }> {
   return { secret: created.secret as string };
 }
 
-function signedBy(secret: string, request: TReceived): boolean {
-  const timestamp = String(request.headers["x-bellwether-timestamp"]);
-  const given = Buffer.from(String(request.headers["x-bellwether-signature"]));
-  const expected = Buffer.from(
-    `sha256=${createHmac("sha256", secret).update(`${timestamp}.${request.body}`).digest("hex")}`,
-  );
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-const changeIdsIn = (request: TReceived) =>
-  (JSON.parse(request.body) as { changes: { changeId: string }[] }).changes.map((c) => c.changeId);
 const deliveredTo = (path: string) => hook.received.filter((r) => r.path === `/hook${path}`);
 
 describe("the scheduler", () => {
@@ -125,7 +113,7 @@ describe("the scheduler", () => {
         where: { trackerId: watched.id, materiality: "material" },
       });
       const [delivery] = deliveredTo("/scheduled");
-      expect(delivery && signedBy(secret, delivery)).toBe(true);
+      expect(delivery && isSignedBy(secret, delivery)).toBe(true);
       expect(delivery && changeIdsIn(delivery)).toEqual([change.id]);
       const runs = await t.db.refreshRun.findMany({ where: { trackerId: watched.id }, orderBy: { createdAt: "asc" } });
       expect(runs.map((r) => [r.trigger, r.outcome])).toEqual([

@@ -1,6 +1,6 @@
 import type { TTrackerSummary } from "@/contracts/trackers";
 import type { Tracker } from "../../generated/prisma/client";
-import { isFailing, isOverdue } from "../../intelligence/tracker-store";
+import { isDue, isFailing, isOverdue } from "../../intelligence/tracker-store";
 
 /** A tracker as the list, the tracker page header and the public API show it (contracts/trackers.ts). */
 export type { TTrackerSummary } from "@/contracts/trackers";
@@ -28,6 +28,7 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null, 
     lockedVersion: tracker.lockedVersion,
     lastRunAt: tracker.lastRunAt,
     nextRunAt: tracker.status === "active" ? tracker.nextRunAt : null,
+    due: isDue(tracker, now),
     overdue: isOverdue(tracker, now),
     lastMaterialAt,
     createdAt: tracker.createdAt,

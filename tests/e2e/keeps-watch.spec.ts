@@ -1,0 +1,54 @@
+import { expect, test } from "@playwright/test";
+import { cssPriceDefinition } from "../fixtures/price-definition";
+import { createApiToken } from "./api-token";
+import { site } from "./fixtures";
+
+/**
+ * What a person sees of the scheduler (docs/scheduling.md), in Chromium at desktop and phone widths. The e2e apps run
+ * with their scheduler off (SCHEDULER=off, playwright.config.ts: the specs drive every refresh themselves), which
+ * is the case these pages must explain: /system says the server's scheduler is off and why, and whether anything
+ * else keeps watch (another spec may have called the cron route lately); the tracker page agrees with it — "not
+ * scheduled" when nothing keeps watch, "due now" when something does. The scheduler running on its own is tested on the real `npm start` in
+ * tests/integration/scheduler-default-install.test.ts.
+ */
+
+for (const viewport of [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+]) {
+  test(`System and the tracker page say who keeps watch (${viewport.name})`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    const token = await createApiToken(page.request, `e2e keeps watch ${viewport.name}`);
+    const path = `/e2e-keeps-watch-${viewport.name}-${Date.now()}`;
+    await site.setPage(path, { body: `<main><span id="price">$12.00</span></main>` });
+    const created = await page.request.post("/api/v1/trackers", {
+      headers: { authorization: `Bearer ${token}` },
+      data: {
+        decision: `Is the plan at ${path} getting cheaper?`,
+        capability: "web.scrape",
+        capabilityInput: { url: site.urlFor(path) },
+        definition: cssPriceDefinition(0.05),
+      },
+    });
+    expect(created.status()).toBe(201);
+    const id = (await created.json()).tracker.id as string;
+
+    await page.goto("/system");
+    const scheduler = page.getByRole("region", { name: "Scheduler" });
+    await expect(scheduler.getByTestId("system-scheduler-mode")).toHaveText(/^Off — turned off \(SCHEDULER=off\)/);
+    await expect(scheduler.getByTestId("system-scheduler-trackers")).toContainText(
+      /\d+ active trackers? · \d+ due now/,
+    );
+    const nobody = await scheduler.getByTestId("system-scheduler-nobody").isVisible();
+
+    await page.goto(`/trackers/${id}`);
+    const schedule = page.getByTestId("tracker-schedule");
+    await expect(schedule).toContainText("next run");
+    // Just locked, so due: said as "not scheduled" when nothing keeps watch, else "due now" (a cron call was seen).
+    await expect(page.getByTestId("tracker-next-run-note")).toHaveText(
+      nobody ? " (not scheduled: nothing is refreshing trackers)" : " (due now)",
+    );
+    // Just locked: due, but not overdue.
+    await expect(page.getByTestId("tracker-overdue")).toHaveCount(0);
+  });
+}
