@@ -59,7 +59,6 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
       throw new AppError("UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <CRON_SECRET>`.");
     }
     const db = deps.db ?? (await getDb());
-    const defer = deps.defer ?? detachedDefer;
     const changed = new Set<string>();
     const startedAt = deps.now?.() ?? new Date();
     const summary = await runDueRefreshes(db, {
@@ -76,12 +75,12 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
     await recordCronPass(db, { startedAt, durationMs: summary.durationMs, claimed: summary.claimed }).catch(
       (error: unknown) => logger.warn("recording the cron pass failed", { error }),
     );
-    // Retention (DESIGN §4) and stale drafts (hourly across all processes), then the pass's notifications, sent
+    // Retention and stale drafts (hourly across all processes), then the pass's notifications, sent
     // before the answer: a serverless function may be frozen once it has answered. Never throws.
     await runMaintenance(db, deps.now ? { now: deps.now() } : {});
     // The harness reacts to context changes, not only to page loads (DESIGN §6): owners of changed trackers and,
     // every 15 minutes, active people whose forecast or calendar may have moved. After the answer.
-    defer(() =>
+    (deps.defer ?? detachedDefer)(() =>
       enhanceAfterPass(db, {
         changedUserIds: changed,
         ...(deps.now ? { now: deps.now } : {}),

@@ -117,7 +117,7 @@ export async function runScheduler(
     passes++;
     refreshed += summary.completed + summary.failed;
     options.onPass?.(summary);
-    if (!options.signal.aborted) await runMaintenance(db); // retention (DESIGN §4), stale drafts, notifications; never throws
+    if (!options.signal.aborted) await runMaintenance(db); // hourly jobs and the notification sender (docs/scheduling.md); never throws
     // Background enhancement for owners of changed trackers (and the 15-minute context sweep): detached, so the
     // claim loop does not wait on model calls; tracked, so a graceful shutdown lets it finish (also after the
     // last pass: the changes it recorded are not left without their briefing).
