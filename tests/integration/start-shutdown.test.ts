@@ -182,6 +182,9 @@ describe("npm start stops gracefully", () => {
       PORT: String(await freePort()),
       FETCH_ALLOW_HOSTS: `127.0.0.1:${site.port}`,
       SHUTDOWN_GRACE_MS: "120000", // a bound, not an expectation: the held pages answer long before it
+      // These tests hold and count the refreshes they start; the server's own scheduler would start its own on the
+      // same trackers (due once locked). Its stop with the server is tested in scheduler-default-install.test.ts.
+      SCHEDULER: "off",
     };
     app = startApp(env);
     await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
