@@ -230,6 +230,9 @@ export const memoryBenchmark: TBenchmark = {
         DATABASE_URL: "",
         AI_PROVIDER: "rules",
         CRON_SECRET: cronSecret,
+        // The passes below are the only refreshes: the server's own scheduler (on by default) would otherwise take
+        // trackers as they are created and between passes, and a pass would no longer refresh all of them.
+        SCHEDULER: "off",
         FETCH_ALLOW_HOSTS: site ? new URL(site.url).host : "",
         NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${pathToFileURL(PRELOAD).href}`.trim(),
         BELLWETHER_BENCH_CLOCK_FILE: clockFile,

@@ -11,7 +11,7 @@ import { startWebhookReceiver } from "../helpers/notify-receivers";
 import { createApiToken, createOwner, cronPass, freePort, treeCpuMs, trpcMutation, waitForOutput } from "./app-process";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
-import { summarise } from "./stats";
+import { seededRandom, summarise } from "./stats";
 
 /**
  * The server's own scheduler (server/triggers/server-scheduler.ts) as users meet it, on the real `npm start` over a
@@ -69,6 +69,16 @@ const IDLE_SECONDS: TBenchFlag = {
   description: "idle window of the scheduler on/off apps, measured at the same time (0 = skip)",
 };
 
+const SETTLE_SECONDS: TBenchFlag = {
+  name: "settle-seconds",
+  env: "BENCH_SCHEDULER_SETTLE_SECONDS",
+  default: 60,
+  min: 0,
+  max: 3600,
+  integer: false,
+  description: "wait after the idle apps' baselines before the window (the work that follows them takes ~40 s)",
+};
+
 const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), "app-preload.mjs");
 /** Daily: nothing falls due by itself while the benchmark runs (the jitter adds ≤ 5 min). */
 const DAILY = 1440;
@@ -76,17 +86,36 @@ const DAILY = 1440;
 const DAY_AND_MORE_MS = (DAILY + 10) * 60_000;
 /** Unmeasured Refresh-now samples first (the route's first calls compile and warm up). */
 const WARMUP_SAMPLES = 2;
-/** Quiet time after the idle apps' baselines, before the window (the passes and deferred work that follow them). */
-const SETTLE_MS = 20_000;
+/** The idle window is also read in this many slices (printed, to show it was steady). */
+const IDLE_SLICES = 6;
 const READY_TIMEOUT_MS = 900_000; // the first `npm start` builds (2–5 min on 2 cores)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const DIST_DIR = process.env.BELLWETHER_DIST_DIR || ".next-bench";
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** No request of the benchmark may hang it: an app that stops answering fails the run. */
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/** The build `npm start` serves (scripts/start.ts rebuilds DIST_DIR when the sources changed). */
+function buildId(): string {
+  try {
+    return fs.readFileSync(path.join(ROOT, DIST_DIR, "BUILD_ID"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Progress on stderr (the report is stdout): the app starts can take minutes when a build is needed. */
+const progress = (line: string) => process.stderr.write(`  [scheduler] ${line}\n`);
 
 /** Scheduler variables stripped from what the apps inherit, so "on" is the default install (auto, default poll). */
 const SCHEDULER_ENV = ["SCHEDULER", "SCHEDULER_POLL_MS", "WORKER_POLL_MS", "VERCEL", "AWS_LAMBDA_FUNCTION_NAME"];
 
 type TApp = {
   label: string;
+  /** The BUILD_ID it started on: another start that rebuilt DIST_DIR meanwhile leaves this app broken. */
+  buildId: string;
   url: string;
   root: number;
   cronSecret: string;
@@ -110,7 +139,7 @@ async function startApp(label: string, env: Record<string, string>, clockFile?: 
   const proc: ChildProcess = spawn("npm", ["start"], {
     env: {
       ...inherited,
-      BELLWETHER_DIST_DIR: process.env.BELLWETHER_DIST_DIR || ".next-bench",
+      BELLWETHER_DIST_DIR: DIST_DIR,
       DATA_DIR: dataDir,
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
@@ -137,32 +166,44 @@ async function startApp(label: string, env: Record<string, string>, clockFile?: 
   };
   proc.stdout?.on("data", keep);
   proc.stderr?.on("data", keep);
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  /** Whether any process of the app's group (npm, the server) is still there. */
+  const running = () => {
+    try {
+      process.kill(-root, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** SIGTERM to the group (the server's graceful shutdown), SIGKILL after 15 s; then the data directory goes. */
   const stop = async () => {
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-      if (proc.exitCode !== null || proc.signalCode !== null) break;
+      if (!running()) break;
       try {
         process.kill(-root, signal);
       } catch {
-        break; // already gone
+        break; // gone meanwhile
       }
-      await Promise.race([exited, sleep(15_000)]);
+      for (let i = 0; i < 150 && running(); i++) await sleep(100);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
+  progress(`starting ${label} (npm start; builds ${DIST_DIR} first when the sources changed)…`);
   try {
     await waitForOutput(proc, /\[bellwether\] ready in/, READY_TIMEOUT_MS);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { label, url, root, cronSecret, tail: () => output, stop };
+  progress(`${label} ready on ${url}`);
+  return { label, buildId: buildId(), url, root, cronSecret, tail: () => output, stop };
 }
 
 /** The public API with a bearer token; throws on a non-2xx answer. */
 function apiClient(url: string, token: string) {
   return async <TBody>(method: string, pathname: string, body?: unknown): Promise<TBody> => {
     const res = await fetch(`${url}/api/v1${pathname}`, {
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -325,6 +366,7 @@ async function measureDelivery(
       await sleep(500);
     }
 
+    progress(`${WARMUP_SAMPLES} + ${samples} Refresh now samples…`);
     for (let i = 0; i < WARMUP_SAMPLES + samples; i++) {
       movePrice();
       const sent = performance.now();
@@ -347,7 +389,12 @@ async function measureDelivery(
 
     let offsetMs = 0;
     const pollMs = DEFAULT_SCHEDULER_POLL_MS;
+    const phase = seededRandom(42);
     for (let i = 0; i < schedulerSamples; i++) {
+      // A change comes at any point of the scheduler's sleep, not just after a pass (when the previous sample's
+      // webhook arrives): start each sample at a random phase of the poll.
+      await sleep(phase() * pollMs);
+      progress(`scheduler sample ${i + 1} of ${schedulerSamples}: clock moved a day on, waiting for the next pass…`);
       movePrice();
       const before = hook.arrivals().length;
       offsetMs += DAY_AND_MORE_MS;
@@ -389,13 +436,17 @@ type TIdleSide = {
   cpuMs: number;
   processes: { name: string; ms: number }[];
   windowMs: number;
+  /** CPU ms of each of IDLE_SLICES equal parts of the window. */
+  slices: number[];
   /** Some tracker's lastRunAt moved during the window (it was not idle). */
   ranDuringWindow: boolean;
 };
 
 async function health(app: TApp): Promise<THealth> {
-  const res = await fetch(`${app.url}/api/health`);
-  return (await res.json()) as THealth;
+  const res = await fetch(`${app.url}/api/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${app.label}: /api/health answered ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as THealth;
 }
 
 /** Owner, token, N daily trackers; their baselines by the cron route until none is due (the scheduler may help). */
@@ -419,22 +470,39 @@ async function prepareIdleApp(app: TApp, site: TFixtureSite, pages: TBenchPage[]
 const lastRunSum = (list: TTrackerList) =>
   list.trackers.reduce((sum, t) => sum + (t.lastRunAt ? Date.parse(t.lastRunAt) : 0), 0);
 
-async function measureIdle(trackers: number, idleSeconds: number, out: (line: string) => void): Promise<TIdleSide[]> {
+async function measureIdle(
+  trackers: number,
+  idleSeconds: number,
+  settleSeconds: number,
+  out: (line: string) => void,
+): Promise<TIdleSide[]> {
   const site = await startFixtureSite();
   const pages = Array.from({ length: trackers }, (_, i) => makeBenchPage(i, 42, { min: 20, max: 50 }));
   for (const page of pages) site.setPage(page.path, { body: renderBenchPage(page) });
   const allow = { FETCH_ALLOW_HOSTS: new URL(site.url).host };
   const apps: TApp[] = [];
   try {
-    // Started together (the second waits for the first one's build, if a build is needed).
-    const started = await Promise.allSettled([
-      startApp("scheduler on (default)", allow),
-      startApp("SCHEDULER=off", { ...allow, SCHEDULER: "off" }),
-    ]);
-    for (const s of started) if (s.status === "fulfilled") apps.push(s.value);
-    for (const s of started) if (s.status === "rejected") throw s.reason;
+    // One after the other, on one build: a start that finds the sources changed rebuilds DIST_DIR under the app
+    // already running, which then answers 500 — so an app whose build was replaced is started again.
+    const starts: [string, Record<string, string>][] = [
+      ["scheduler on (default)", allow],
+      ["SCHEDULER=off", { ...allow, SCHEDULER: "off" }],
+    ];
+    for (const [label, env] of starts) apps.push(await startApp(label, env));
+    for (let attempt = 0; apps.some((app) => app.buildId !== buildId()); attempt++) {
+      if (attempt >= 3) throw new Error(`${DIST_DIR} kept being rebuilt (are the sources being edited?)`);
+      for (const [i, app] of apps.entries()) {
+        if (app.buildId === buildId()) continue;
+        progress(`${app.label}: its build was replaced meanwhile; starting it again`);
+        await app.stop();
+        const [label, env] = starts[i] as [string, Record<string, string>];
+        apps[i] = await startApp(label, env);
+      }
+    }
+    progress(`creating ${trackers} daily trackers in each app and running their baselines…`);
     const apis = await Promise.all(apps.map((app) => prepareIdleApp(app, site, pages)));
-    await sleep(SETTLE_MS);
+    progress(`settling ${settleSeconds} s, then measuring ${idleSeconds} s idle…`);
+    await sleep(settleSeconds * 1000);
     const healthBefore = await Promise.all(apps.map(health));
     const [onBefore, offBefore] = healthBefore as [THealth, THealth];
     if (!onBefore.scheduler.running || offBefore.scheduler.running) {
@@ -448,10 +516,22 @@ async function measureIdle(trackers: number, idleSeconds: number, out: (line: st
     await sleep(2000); // past those requests' own work
     const t0 = performance.now();
     const cpu0 = apps.map((app) => treeCpuMs(app.root));
-    await sleep(idleSeconds * 1000);
+    // Read in slices too, to show whether the window was steady (a decay means the apps had not settled).
+    const sliceMs = (idleSeconds * 1000) / IDLE_SLICES;
+    const slices: number[][] = apps.map(() => []);
+    let last = cpu0.map((c) => c.ms);
+    for (let n = 1; n <= IDLE_SLICES; n++) {
+      await sleep(t0 + n * sliceMs - performance.now());
+      const now = apps.map((app) => treeCpuMs(app.root).ms);
+      for (const [i, v] of now.entries()) slices[i]?.push(v - (last[i] as number));
+      last = now;
+    }
     const cpu1 = apps.map((app) => treeCpuMs(app.root));
     const windowMs = performance.now() - t0;
     const healthAfter = await Promise.all(apps.map(health));
+    if (apps.some((app) => app.buildId !== buildId())) {
+      throw new Error(`${DIST_DIR} was rebuilt during the measurement; the figures would mean nothing`);
+    }
     const lastRunsAfter = await Promise.all(
       apis.map(async (api) => lastRunSum(await api<TTrackerList>("GET", "/trackers"))),
     );
@@ -468,6 +548,7 @@ async function measureIdle(trackers: number, idleSeconds: number, out: (line: st
           ms: p.ms - (before.processes.find((q) => q.pid === p.pid)?.ms ?? 0),
         })),
         windowMs,
+        slices: slices[i] ?? [],
         ranDuringWindow: lastRunsAfter[i] !== lastRunsBefore[i],
       };
     });
@@ -486,15 +567,16 @@ export const schedulerBenchmark: TBenchmark = {
   name: "scheduler",
   description:
     "npm start's scheduler: change → webhook latency (Refresh now, scheduler pass) and idle CPU/min, on vs SCHEDULER=off",
-  flags: [DELIVERY_SAMPLES, SCHEDULER_SAMPLES, IDLE_TRACKERS, IDLE_SECONDS],
+  flags: [DELIVERY_SAMPLES, SCHEDULER_SAMPLES, IDLE_TRACKERS, IDLE_SECONDS, SETTLE_SECONDS],
   async run(args, out) {
     const samples = numberOption(args, DELIVERY_SAMPLES);
     const schedulerSamples = numberOption(args, SCHEDULER_SAMPLES);
     const idleTrackers = numberOption(args, IDLE_TRACKERS);
     const idleSeconds = numberOption(args, IDLE_SECONDS);
+    const settleSeconds = numberOption(args, SETTLE_SECONDS);
     const pollMs = DEFAULT_SCHEDULER_POLL_MS;
     out(
-      `  npm start on a fresh embedded database (build dir ${process.env.BELLWETHER_DIST_DIR || ".next-bench"}), rules mode, scheduler poll ${fmt(pollMs, 0)} ms (the default; SCHEDULER_POLL_MS unset), ${os.cpus().length} cores, load ${os
+      `  npm start on a fresh embedded database (build dir ${DIST_DIR}), rules mode, scheduler poll ${fmt(pollMs, 0)} ms (the default; SCHEDULER_POLL_MS unset), ${os.cpus().length} cores, load ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")}`,
@@ -536,12 +618,12 @@ export const schedulerBenchmark: TBenchmark = {
     }
 
     if (idleSeconds > 0) {
-      const sides = await measureIdle(idleTrackers, idleSeconds, out);
+      const sides = await measureIdle(idleTrackers, idleSeconds, settleSeconds, out);
       const [on, off] = sides as [TIdleSide, TIdleSide];
       const perMin = (s: TIdleSide) => (s.cpuMs * 60_000) / s.windowMs;
       out("");
       out(
-        `  2. idle cost: ${idleTrackers} daily trackers per app, baselined, none due; both apps idle at the same time for ${fmt(on.windowMs / 1000)} s (settled ${SETTLE_MS / 1000} s first)`,
+        `  2. idle cost: ${idleTrackers} daily trackers per app, baselined, none due; both apps idle at the same time for ${fmt(on.windowMs / 1000)} s (after ${fmt(settleSeconds, 0)} s to settle)`,
       );
       out(
         table([
@@ -563,7 +645,7 @@ export const schedulerBenchmark: TBenchmark = {
       );
       for (const s of sides) {
         out(
-          `  ${s.app.label}: ${s.processes.map((p) => `${p.name || "?"} ${ms(p.ms)} ms`).join("; ")}; last pass ${s.healthAfter.scheduler.lastPassAt ?? "–"}`,
+          `  ${s.app.label}: ${s.processes.map((p) => `${p.name || "?"} ${ms(p.ms)} ms`).join("; ")}; per ${fmt(s.windowMs / IDLE_SLICES / 1000)} s: ${s.slices.map((v) => ms(v)).join(", ")} ms; last pass ${s.healthAfter.scheduler.lastPassAt ?? "–"}`,
         );
       }
       out("  (CPU = utime + stime of the npm start process tree from /proc, exited children included; 10 ms ticks)");
