@@ -248,7 +248,7 @@ async function ensureBuild(): Promise<void> {
     const progress = setInterval(() => {
       const seconds = Math.round((performance.now() - buildStarted) / 1000);
       say(
-        `still building (${Math.floor(seconds / 60)} min ${seconds % 60} s; a first build takes 1–5 min on 2 cores)…`,
+        `still building (${Math.floor(seconds / 60)} min ${seconds % 60} s; a first build takes from under a minute to several on 2 cores)…`,
       );
     }, BUILD_PROGRESS_MS);
     const code = await exitCodeOf(runNext(["build"], childEnv({ NODE_ENV: "production" }))).finally(() =>
