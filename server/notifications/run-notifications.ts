@@ -21,13 +21,23 @@ export async function runNotifications(
   const now = input.now ?? new Date();
   try {
     const config = input.config ?? notifyConfigFromEnv();
+    // An idle scheduler runs this every pass: one look says whether the fan-out and the sender have anything to do
+    // (docs/scheduling.md "Cost when idle"). A change committed just after the look wakes its own sender.
+    const [pending] = await db.$queryRaw<{ outbox: boolean; due: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM "ChangeOutbox") AS outbox,
+        EXISTS (SELECT 1 FROM "NotificationDelivery" WHERE status = 'pending' AND "dueAt" <= ${now}) AS due`;
     let fannedOut = 0;
-    for (let n = await fanOutChanges(db, { config, now }); n > 0; n = await fanOutChanges(db, { config, now })) {
-      fannedOut += n;
-      if (fannedOut >= 1000) break; // the rest next pass
+    if (pending?.outbox !== false) {
+      for (let n = await fanOutChanges(db, { config, now }); n > 0; n = await fanOutChanges(db, { config, now })) {
+        fannedOut += n;
+        if (fannedOut >= 1000) break; // the rest next pass
+      }
     }
     const failingNotices = await noticeFailingTrackers(db, { config, now });
-    const delivery = await deliverDue(db, { config, now });
+    const delivery =
+      pending?.due === false && fannedOut === 0 && failingNotices === 0
+        ? { claimed: 0, sent: 0, failed: 0 }
+        : await deliverDue(db, { config, now });
     return { fannedOut, failingNotices, delivery };
   } catch (error) {
     logger.child({ component: "notifications" }).error("notifications pass failed", { error });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { settleDeferred } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
-import { CLAIM_BATCH, createChannel, kickNotifications, notifyConfigFromEnv } from "@/server/notifications";
+import {
+  CLAIM_BATCH,
+  createChannel,
+  kickNotifications,
+  notifyConfigFromEnv,
+  runNotifications,
+} from "@/server/notifications";
 import { getSchedulerDetails } from "@/server/system/get-scheduler-details";
 import { getTrackerOverview } from "@/server/trackers";
 import {
@@ -15,6 +21,7 @@ import {
   runScheduler,
 } from "@/server/triggers";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { changeIdsIn, isSignedBy, startWebhookReceiver } from "../helpers/notify-receivers";
@@ -225,6 +232,21 @@ describe("the scheduler", () => {
     await beat.stop();
     expect((await getTrackerOverview(t.db, { userId, trackerId: late.id })).keepingWatch).toBe(false);
     await t.db.tracker.update({ where: { id: late.id }, data: { status: "paused" } });
+  });
+
+  it("an idle pass of the sender looks once and sends nothing: two statements, no transaction", async () => {
+    await kickNotifications(t.db); // whatever the earlier tests left
+    const statements: string[] = [];
+    const sql = countSql(t.pglite, { onStatement: (text) => statements.push(text) });
+    try {
+      const pass = await runNotifications(t.db);
+      expect(pass).toMatchObject({ fannedOut: 0, failingNotices: 0, delivery: { claimed: 0 } });
+    } finally {
+      sql.restore();
+    }
+    // The look (outbox or due deliveries?) and the failing-trackers scan; no outbox transaction, no claim.
+    expect(statements).toHaveLength(2);
+    expect(sql.transactions).toBe(0);
   });
 
   it("counts as stuck only when its loop has not come round for longer than a pass can take", () => {
