@@ -40,7 +40,9 @@ export async function sendEmail(
     text: input.message.text,
     html: input.message.html,
     messageId: `<${input.deliveryId}@${host}>`,
-    headers: { "X-Bellwether-Delivery": input.deliveryId },
+    // RFC 8058: with this header a mail client may unsubscribe with one POST to the List-Unsubscribe URL (which
+    // answers POST as well as GET), without opening a page.
+    headers: { "X-Bellwether-Delivery": input.deliveryId, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     list: { unsubscribe: { url: input.unsubscribeUrl, comment: "Stop these notifications" } },
   });
 }

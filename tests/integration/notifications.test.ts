@@ -162,6 +162,10 @@ describe("notifications", () => {
     expect(JSON.stringify(mail?.headers.get("list"))).toContain(
       "https://bell.example.com/api/notifications/unsubscribe/",
     );
+    // One-click unsubscribe (RFC 8058): the mail client may POST to that URL.
+    expect(mail?.headerLines.find((h) => h.key === "list-unsubscribe-post")?.line).toBe(
+      "List-Unsubscribe-Post: List-Unsubscribe=One-Click",
+    );
 
     const hooks = hook.received.slice(before.hooks);
     expect(hooks).toHaveLength(1);
