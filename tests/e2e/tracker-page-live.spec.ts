@@ -219,7 +219,10 @@ test("without JavaScript the page still shows its state, timeline and runs (rend
   }
 });
 
-test("an unknown tracker id is a real 404", async ({ page }) => {
+test("an unknown tracker id is a real 404, on its edit page too", async ({ page }) => {
   const response = await page.goto("/trackers/no-such-tracker");
   expect(response?.status()).toBe(404);
+  const edit = await page.goto("/trackers/no-such-tracker/edit");
+  expect(edit?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(/not found/i);
 });

@@ -1,4 +1,6 @@
+import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { SetupChat } from "@/components/tracker-setup/setup-chat";
 import { toSetupSnapshot } from "@/components/tracker-setup/setup-view";
 import { PageHeader } from "@/components/ui/page-header";
@@ -10,7 +12,12 @@ export const metadata: Metadata = { title: "Edit definition" };
 export default async function EditDefinitionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const caller = await getServerCaller();
-  const { sessionId } = await caller.setup.openEdit({ trackerId: id });
+  // A missing tracker, or another person's, is the not-found page (the same answer for both), not an error page.
+  const opened = await caller.setup.openEdit({ trackerId: id }).catch((error: unknown) => {
+    if (error instanceof TRPCError && error.code === "NOT_FOUND") notFound();
+    throw error;
+  });
+  const { sessionId } = opened;
   const initial = toSetupSnapshot(await caller.setup.state({ sessionId }));
   const status = await getQueryClient().fetchQuery(trpc.system.status.queryOptions());
   return (
