@@ -18,7 +18,7 @@ export type TRequestPolicy = {
   appOrigin: string | null;
 };
 
-export type TGuardVerdict = { ok: true } | { ok: false; status: 403 | 421; message: string };
+export type TGuardVerdict = { ok: true } | { ok: false; status: 400 | 403 | 421; message: string };
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -75,6 +75,15 @@ function isSameOrigin(origin: string, host: string, policy: TRequestPolicy): boo
   return new URL(origin).host === host.trim().toLowerCase();
 }
 
+function isDecodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type TGuardInput = {
   method: string;
   pathname: string;
@@ -96,6 +105,11 @@ export function guardRequest(input: TGuardInput, policy: TRequestPolicy): TGuard
       status: 421,
       message: `This server does not answer for the host "${host ?? ""}". Set APP_URL or ALLOWED_HOSTS to allow it.`,
     };
+  }
+  // A path that is not valid percent-encoding (`%ZZ`, an escaped lone surrogate) names nothing: say so here, before
+  // a page, tRPC or a route handler tries to decode it and fails with a 500.
+  if (!isDecodable(input.pathname)) {
+    return { ok: false, status: 400, message: "The address is not valid: it has a malformed %-escape." };
   }
   if (SAFE_METHODS.has(input.method.toUpperCase()) || isOriginExempt(input.pathname)) return { ok: true };
 

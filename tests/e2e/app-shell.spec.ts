@@ -60,6 +60,16 @@ test.describe("app shell", () => {
     await expect(page.getByTestId("ai-status")).toBeVisible();
   });
 
+  test("a malformed %-escape in the path is a 400 that says so on pages, tRPC and the API, never a 500", async ({
+    request,
+  }) => {
+    for (const path of ["/invite/%ZZ", "/trackers/%ED%A0%80", "/api/trpc/user.me%ZZ", "/api/v1/trackers/%ZZ"]) {
+      const res = await request.get(path);
+      expect(res.status(), path).toBe(400);
+      expect(await res.text(), path).toMatch(/malformed %-escape/);
+    }
+  });
+
   test("the health endpoint reports the embedded database", async ({ request }) => {
     const res = await request.get("/api/health");
     expect(res.status()).toBe(200);

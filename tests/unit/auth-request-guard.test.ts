@@ -126,6 +126,18 @@ describe("the Next proxy", () => {
     expect(await res.json()).toMatchObject({ error: { code: "FORBIDDEN" } });
   });
 
+  it("answers a malformed %-escape with 400 on pages, tRPC and the API, before anything decodes it", async () => {
+    for (const path of ["/invite/%ZZ", "/api/trpc/user.me%ZZ", "/api/v1/trackers/%ZZ", "/api/v1/trackers/%ED%A0%80"]) {
+      const res = proxy(request(`http://127.0.0.1:3000${path}`));
+      expect(res.status, path).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: { code: "BAD_REQUEST", message: expect.stringMatching(/%-escape/) },
+      });
+    }
+    // A well-formed escape is no problem.
+    expect(proxy(request("http://127.0.0.1:3000/invite/a%20b")).status).not.toBe(400);
+  });
+
   it("refuses a foreign Host header with 421 and says how to allow it", async () => {
     const res = proxy(new NextRequest("http://127.0.0.1:3000/", { headers: { host: "rebind.attacker.example:3000" } }));
     expect(res.status).toBe(421);
