@@ -61,11 +61,10 @@ export async function createMemberAccount(
           details: { reason: "no_owner" },
         });
       }
-      const id = randomUUID();
-      const user = await tx.user.create({ data: { id, email, name: input.name, role: "member" } });
-      await storeCredential(tx, id, input.passwordHash);
+      // Who may sign up is decided before the email is looked at: a stranger without a usable invite gets the same
+      // answer for a taken email as for a free one, so the form cannot be used to learn who has an account.
       if (input.inviteToken) {
-        await claimInvite(tx, input.inviteToken, id);
+        await assertInviteUsable(tx, input.inviteToken);
       } else if (!access.openSignUp) {
         throw new AppError(
           "FORBIDDEN",
@@ -75,6 +74,10 @@ export async function createMemberAccount(
           },
         );
       }
+      const id = randomUUID();
+      const user = await tx.user.create({ data: { id, email, name: input.name, role: "member" } });
+      await storeCredential(tx, id, input.passwordHash);
+      if (input.inviteToken) await claimInvite(tx, input.inviteToken, id);
       return user;
     });
   } catch (error) {
@@ -88,18 +91,31 @@ async function storeCredential(tx: TTx, userId: string, passwordHash: string): P
   await tx.account.create({ data: { userId, accountId: userId, providerId: "credential", password: passwordHash } });
 }
 
+const usableInvite = (tokenHash: string, now: Date) =>
+  ({ tokenHash, usedAt: null, revokedAt: null, expiresAt: { gt: now } }) as const;
+
+/** Throws why the invite cannot be used (unknown, used, revoked or expired). */
+async function refuseInvite(tx: TTx, tokenHash: string): Promise<never> {
+  const invite = await tx.invite.findUnique({ where: { tokenHash } });
+  const reason = !invite ? "unknown" : invite.usedAt ? "used" : invite.revokedAt ? "revoked" : "expired";
+  throw new AppError("FORBIDDEN", INVITE_PROBLEMS[reason], { details: { reason: `invite_${reason}` } });
+}
+
+/** Throws unless the invite could be claimed now (checked before the account's email is looked at). */
+async function assertInviteUsable(tx: TTx, token: string): Promise<void> {
+  const tokenHash = hashInviteToken(token);
+  if ((await tx.invite.count({ where: usableInvite(tokenHash, new Date()) })) === 0) await refuseInvite(tx, tokenHash);
+}
+
 /** Marks the invite used by `userId`, or throws when it is unknown, used, revoked or expired. */
 async function claimInvite(tx: TTx, token: string, userId: string): Promise<void> {
   const now = new Date();
   const tokenHash = hashInviteToken(token);
   const claimed = await tx.invite.updateMany({
-    where: { tokenHash, usedAt: null, revokedAt: null, expiresAt: { gt: now } },
+    where: usableInvite(tokenHash, now),
     data: { usedAt: now, usedById: userId },
   });
-  if (claimed.count === 1) return;
-  const invite = await tx.invite.findUnique({ where: { tokenHash } });
-  const reason = !invite ? "unknown" : invite.usedAt ? "used" : invite.revokedAt ? "revoked" : "expired";
-  throw new AppError("FORBIDDEN", INVITE_PROBLEMS[reason], { details: { reason: `invite_${reason}` } });
+  if (claimed.count !== 1) await refuseInvite(tx, tokenHash);
 }
 
 export const INVITE_PROBLEMS = {

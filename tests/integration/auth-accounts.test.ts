@@ -252,6 +252,23 @@ describe("new accounts: invites and open sign-up", () => {
     expect(await t.db.user.count()).toBe(2);
   });
 
+  it("tells a stranger nothing about who has an account: taken and free emails get the same answer", async () => {
+    const { caller } = await callerFor(await createOwner());
+    const { token } = await caller.account.createInvite({ note: "Sam" });
+    expect((await post("/account/create", { ...GUEST, inviteToken: token })).status).toBe(200);
+    const answer = async (body: Record<string, unknown>) => {
+      const res = await post("/account/create", body);
+      return { status: res.status, body: await res.json() };
+    };
+    // Sign-up closed, no invite; then a made-up invite; then a used one.
+    for (const extra of [{}, { inviteToken: "made-up" }, { inviteToken: token }]) {
+      const taken = await answer({ ...GUEST, ...extra });
+      const free = await answer({ ...GUEST, email: "nobody-yet@example.com", ...extra });
+      expect(taken.status).toBe(403);
+      expect(taken).toEqual(free);
+    }
+  });
+
   it("two people racing for one invite link make one account", async () => {
     const { caller } = await callerFor(await createOwner());
     const { token } = await caller.account.createInvite({});
