@@ -17,17 +17,16 @@ export function InboxLink() {
       data-testid="inbox-link"
     >
       Inbox
-      {/* The badge's room is kept while the count loads and when it is 0, so nothing in the header moves when it
-          arrives (on a phone the header wraps, and a late badge pushed the whole page down). */}
-      <span
-        data-testid={count ? "inbox-unread" : undefined}
-        aria-hidden={count ? undefined : true}
-        className={`ml-1 inline-block min-w-8 rounded-full px-1.5 py-0.5 text-center text-xs font-semibold ${
-          count ? "bg-red-700 text-white dark:bg-red-600" : "invisible"
-        }`}
-      >
-        {count > 99 ? "99+" : count || "\u00a0"}
-      </span>
+      {/* Over the link's corner, out of the flow: the count arriving after the first paint moves nothing (on a
+          phone the header wraps, and a badge in the flow pushed the whole page down). */}
+      {count ? (
+        <span
+          data-testid="inbox-unread"
+          className="absolute -top-1 -right-1 min-w-5 rounded-full bg-red-700 px-1 text-center text-xs leading-5 font-semibold text-white dark:bg-red-600"
+        >
+          {count > 99 ? "99+" : count}
+        </span>
+      ) : null}
     </Link>
   );
 }

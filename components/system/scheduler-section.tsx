@@ -8,15 +8,20 @@ const KIND_NAMES = {
   cron: "cron route (/api/cron/refresh)",
 } as const;
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+/** A duration for people: "850 ms", "4.2 s", "12 min", "2 h 57 min". */
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const minutes = Math.round(ms / 60_000);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-const alertClass = "mt-1 block rounded-md bg-red-50 p-2 text-red-900 dark:bg-red-950 dark:text-red-200";
+// break-normal: the detail rows break anywhere (for long paths and URLs); sentences break between words.
+const alertClass = "mt-1 block break-normal rounded-md bg-red-50 p-2 text-red-900 dark:bg-red-950 dark:text-red-200";
 
 /**
  * The System page's scheduler (docs/scheduling.md): whether this server keeps watch and why, its last and next pass,
@@ -32,7 +37,7 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
         {thisServer.enabled ? (thisServer.running ? "On" : "On, not started") : "Off"} — {thisServer.reason}
         {thisServer.running && thisServer.pollMs !== null ? (
           <span className="block text-xs text-stone-600 dark:text-stone-400">
-            looks for due trackers every {seconds(thisServer.pollMs)} when idle, at once after finding work
+            looks for due trackers every {duration(thisServer.pollMs)} when idle, at once after finding work
           </span>
         ) : null}
         {thisServer.stalled ? (
@@ -48,7 +53,7 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
             {thisServer.lastPass ? (
               <>
                 <LocalTime value={thisServer.lastPass.startedAt} /> · {plural(thisServer.lastPass.claimed, "tracker")}{" "}
-                refreshed · took {seconds(thisServer.lastPass.durationMs)}
+                refreshed · took {duration(thisServer.lastPass.durationMs)}
               </>
             ) : (
               "none yet"
@@ -68,7 +73,7 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
                 {s.host ? ` on ${s.host}${s.pid ? ` (pid ${s.pid})` : ""}` : ""} · last seen{" "}
                 <LocalTime value={s.seenAt} />
                 {s.lastPass
-                  ? ` · last pass ${plural(s.lastPass.claimed, "tracker")} in ${seconds(s.lastPass.durationMs)}`
+                  ? ` · last pass ${plural(s.lastPass.claimed, "tracker")} in ${duration(s.lastPass.durationMs)}`
                   : ""}
               </li>
             ))}
@@ -94,7 +99,7 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
             {trackers.overdue > 0 ? (
               <span role="alert" className={alertClass}>
                 {plural(trackers.overdue, "tracker is", "trackers are")} more than two intervals late (the most by{" "}
-                {seconds(trackers.lagMs)}).
+                {duration(trackers.lagMs)}).
               </span>
             ) : null}
           </DetailRow>
