@@ -175,6 +175,13 @@ const ZEnvObjectSchema = z.object({
       .transform((kinds) => (kinds.length > 0 ? kinds : (["text", "markdown", "csv", "pdf", "docx"] as const))),
   ),
   CONTEXT_MAX_TEXT_CHARS: z.coerce.number().int().min(1_000).max(20_000_000).default(1_000_000),
+  /**
+   * Reading an uploaded file runs in its own worker thread (docs/context-files.md): its time budget, its heap cap, and
+   * the most pages a PDF may have. Over any of them the upload is refused with the limit named.
+   */
+  CONTEXT_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(30_000),
+  CONTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).max(4096).default(256),
+  CONTEXT_PDF_MAX_PAGES: z.coerce.number().int().min(1).max(100_000).default(500),
 
   /** `npm start`: how long to keep retrying an unreachable DATABASE_URL before giving up (0 = try once). */
   DATABASE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),

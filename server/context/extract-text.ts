@@ -1,6 +1,8 @@
 import type { TContextFileKind } from "@/contracts/context-files";
 import { AppError } from "../errors";
+import { checkDocxArchive } from "./check-docx-archive";
 import { CHUNK_OVERLAP, CHUNK_SIZE, chunkText, lineAt } from "./chunk-text";
+import type { TExtractionBudget } from "./context-limits";
 
 /** One indexed piece of a file: its text and where it sits, for people ("p. 2", "lines 4–30", "rows 2–40"). */
 export type TExtractedChunk = { text: string; page: number | null; location: string };
@@ -17,15 +19,21 @@ const unreadable = (message: string, cause?: unknown) => new AppError("UNPROCESS
 
 /**
  * Text out of an uploaded file with maintained parsers (unpdf for PDF, mammoth for DOCX, papaparse for CSV), then
- * chunked with overlap. Every failure is an AppError naming the file and what to do; nothing is stored by this step.
+ * chunked with overlap. The limits hold while reading, not after: a PDF's page count before its pages, its text cap
+ * page by page, a .docx's inflation and paragraphs before mammoth sees it. Runs in a worker with a time and heap
+ * budget (extract-in-worker.ts). Every failure is an AppError naming the file and what to do; nothing is stored here.
  */
 export async function extractText(
   kind: TContextFileKind,
   name: string,
   bytes: Uint8Array,
   maxChars: number,
+  budget: TExtractionBudget,
 ): Promise<TExtracted> {
-  const extracted = await extractByKind(kind, name, bytes);
+  const cap = (length: number) => {
+    if (length > maxChars) throw tooMuchText(name, maxChars);
+  };
+  const extracted = await extractByKind(kind, name, bytes, cap, budget);
   if (!extracted.text.trim() || extracted.chunks.length === 0) {
     throw unreadable(
       kind === "pdf"
@@ -33,39 +41,51 @@ export async function extractText(
         : `“${name}” has no text to read.`,
     );
   }
-  if (extracted.text.length > maxChars) {
-    throw new AppError(
-      "PAYLOAD_TOO_LARGE",
-      `“${name}” holds more than ${maxChars.toLocaleString("en-US")} characters of text; split it into smaller files.`,
-      { details: { maxChars } },
-    );
-  }
+  cap(extracted.text.length);
   return extracted;
 }
 
-async function extractByKind(kind: TContextFileKind, name: string, bytes: Uint8Array): Promise<TExtracted> {
+function tooMuchText(name: string, maxChars: number): AppError {
+  return new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `“${name}” holds more than ${maxChars.toLocaleString("en-US")} characters of text; split it into smaller files.`,
+    { details: { limit: "maxTextChars", maxChars } },
+  );
+}
+
+type TCap = (length: number) => void;
+
+async function extractByKind(
+  kind: TContextFileKind,
+  name: string,
+  bytes: Uint8Array,
+  cap: TCap,
+  budget: TExtractionBudget,
+): Promise<TExtracted> {
   switch (kind) {
     case "text":
     case "markdown":
-      return fromLines(decodeUtf8(name, bytes));
+      return fromLines(decodeUtf8(name, bytes, cap));
     case "csv":
-      return fromCsv(name, decodeUtf8(name, bytes));
+      return fromCsv(name, decodeUtf8(name, bytes, cap));
     case "pdf":
-      return fromPdf(name, bytes);
+      return fromPdf(name, bytes, cap, budget);
     case "docx":
-      return fromDocx(name, bytes);
+      return fromDocx(name, bytes, cap, budget);
   }
 }
 
-function decodeUtf8(name: string, bytes: Uint8Array): string {
+function decodeUtf8(name: string, bytes: Uint8Array, cap: TCap): string {
+  let text: string;
   try {
     // A BOM is dropped; NUL cannot be stored in PostgreSQL text and means this is not a text file.
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     if (text.includes("\u0000")) throw new Error("NUL byte");
-    return text.replace(/\r\n?/g, "\n");
   } catch (error) {
     throw unreadable(`“${name}” is not UTF-8 text; save it as UTF-8 and try again.`, error);
   }
+  cap(text.length); // before it is split and chunked
+  return text.replace(/\r\n?/g, "\n");
 }
 
 function fromLines(text: string): TExtracted {
@@ -119,29 +139,55 @@ async function fromCsv(name: string, text: string): Promise<TExtracted> {
   return { text, units: rows.length, chunks };
 }
 
-async function fromPdf(name: string, bytes: Uint8Array): Promise<TExtracted> {
+async function fromPdf(name: string, bytes: Uint8Array, cap: TCap, budget: TExtractionBudget): Promise<TExtracted> {
   if (!startsWith(bytes, "%PDF-")) throw unreadable(`“${name}” is not a PDF file.`);
-  let pages: string[];
+  const { getDocumentProxy } = await import("unpdf");
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    const { extractText: extractPdfText, getDocumentProxy } = await import("unpdf");
     // unpdf may transfer the buffer to its worker: hand it a copy, the caller keeps the bytes to store.
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    pages = (await extractPdfText(pdf, { mergePages: false })).text;
+    pdf = await getDocumentProxy(new Uint8Array(bytes));
   } catch (error) {
     throw unreadable(`“${name}” could not be read as a PDF (damaged or password-protected?).`, error);
   }
-  const chunks: TExtractedChunk[] = [];
-  pages.forEach((pageText, i) => {
-    const clean = pageText.replace(/[ \t]+\n/g, "\n").trim();
-    for (const piece of chunkText(clean, CHUNK_SIZE, CHUNK_OVERLAP)) {
-      chunks.push({ text: piece.text, page: i + 1, location: `p. ${i + 1}` });
+  try {
+    if (pdf.numPages > budget.pdfMaxPages) {
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `“${name}” has ${pdf.numPages.toLocaleString("en-US")} pages; files can have at most ${budget.pdfMaxPages.toLocaleString("en-US")}. Split it into smaller files.`,
+        { details: { limit: "pdfMaxPages", pdfMaxPages: budget.pdfMaxPages, pages: pdf.numPages } },
+      );
     }
-  });
-  return { text: pages.map((p) => p.trim()).join("\n\n"), units: pages.length, chunks };
+    // Page by page, as unpdf's extractText joins a page's items, stopping at the text cap.
+    const pages: string[] = [];
+    let total = 0;
+    for (let n = 1; n <= pdf.numPages; n++) {
+      const page = await pdf.getPage(n);
+      const content = await page.getTextContent();
+      page.cleanup();
+      const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("");
+      total += text.length;
+      cap(total);
+      pages.push(text);
+    }
+    const chunks: TExtractedChunk[] = [];
+    pages.forEach((pageText, i) => {
+      const clean = pageText.replace(/[ \t]+\n/g, "\n").trim();
+      for (const piece of chunkText(clean, CHUNK_SIZE, CHUNK_OVERLAP)) {
+        chunks.push({ text: piece.text, page: i + 1, location: `p. ${i + 1}` });
+      }
+    });
+    return { text: pages.map((p) => p.trim()).join("\n\n"), units: pages.length, chunks };
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw unreadable(`“${name}” could not be read as a PDF (damaged or password-protected?).`, error);
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
 }
 
-async function fromDocx(name: string, bytes: Uint8Array): Promise<TExtracted> {
+async function fromDocx(name: string, bytes: Uint8Array, cap: TCap, budget: TExtractionBudget): Promise<TExtracted> {
   if (!startsWith(bytes, "PK")) throw unreadable(`“${name}” is not a Word (.docx) document.`);
+  await checkDocxArchive(name, bytes, budget);
   let text: string;
   try {
     const mammoth = await import("mammoth");
@@ -149,6 +195,7 @@ async function fromDocx(name: string, bytes: Uint8Array): Promise<TExtracted> {
   } catch (error) {
     throw unreadable(`“${name}” could not be read as a Word document (damaged, or not a .docx?).`, error);
   }
+  cap(text.length);
   return fromLines(text.replace(/\n{3,}/g, "\n\n").trim());
 }
 

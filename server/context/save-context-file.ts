@@ -11,9 +11,9 @@ import { AppError } from "../errors";
 import { sanitizeText } from "../lib/sanitize-text";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { CONTEXT_FILE_VIEW_SELECT, citationCounts, toContextFileView } from "./context-file-view";
-import { contextLimitsFromEnv, type TContextLimits } from "./context-limits";
+import { contextLimitsFromEnv, extractionBudget, type TContextLimits } from "./context-limits";
 import { embedContextFile } from "./embed-context-file";
-import { extractText } from "./extract-text";
+import { extractTextInWorker } from "./extract-in-worker";
 import { assertOwnedTracker } from "./owned-tracker";
 
 export type TSaveContextFileInput = {
@@ -32,8 +32,8 @@ export type TSaveContextFileInput = {
 const MAX_NAME_CHARS = 200;
 
 /**
- * Attaches a file to the person's tracker, or replaces one: checks (size, kind, count), extracts and chunks the text,
- * then writes the file and its chunks in ONE transaction — an upload that fails anywhere stores nothing, a replace
+ * Attaches a file to the person's tracker, or replaces one: checks (size, kind, count), extracts and chunks the text
+ * in a worker with a time and memory budget (extract-in-worker.ts), then writes the file and its chunks in ONE transaction — an upload that fails anywhere stores nothing, a replace
  * that fails leaves the old file as it was. The chunks' full-text vectors are computed by the database. Then, when an
  * embedding model is configured, the chunks are embedded (embedContextFile) — outside that transaction, so an
  * embedding failure leaves the file stored, searchable by full text, and marked `failed`.
@@ -62,7 +62,13 @@ export async function saveContextFile(
   if (input.bytes.byteLength === 0) throw new AppError("UNPROCESSABLE", `“${name}” is empty.`);
   await assertOwnedTracker(db, input);
 
-  const extracted = await extractText(kind, name, input.bytes, limits.maxTextChars);
+  const extracted = await extractTextInWorker({
+    kind,
+    name,
+    bytes: input.bytes,
+    maxChars: limits.maxTextChars,
+    budget: extractionBudget(limits.extraction),
+  });
   const embeddingModel = input.embeddingModel === undefined ? getEmbeddingModel() : input.embeddingModel;
   const sha256 = createHash("sha256").update(input.bytes).digest("hex");
   const fields = {

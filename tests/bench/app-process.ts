@@ -78,6 +78,30 @@ export function treeCpuMs(root: number): { ms: number; processes: { pid: number;
   return { ms: processes.reduce((sum, p) => sum + p.ms, 0), processes };
 }
 
+export type TProcessRss = { pid: number; name: string; mb: number };
+
+/** One process's resident MB and a short name ("next-server" for Next's server), from /proc. */
+export function processRss(pid: number): TProcessRss | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+    const comm = /Name:\s+(.*)/.exec(status)?.[1] ?? "";
+    const zombie = /State:\s+Z/.test(status) ? " (defunct)" : "";
+    const name = /next-server/.test(cmdline) ? "next-server" : `${cmdline.slice(0, 60) || comm}${zombie}`;
+    return { pid, name, mb: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024) };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** Resident MB of `root` and all its descendants, and how many processes that is. */
+export function treeRssMb(root: number): { mb: number; processes: number } {
+  const all = processTree(root)
+    .map(processRss)
+    .filter((p): p is TProcessRss => p !== undefined);
+  return { mb: all.reduce((sum, p) => sum + p.mb, 0), processes: all.length };
+}
+
 /** Resolves once the app prints `pattern` (e.g. "[bellwether] ready in"); rejects when it exits or times out. */
 export async function waitForOutput(proc: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
   let seen = "";

@@ -6,7 +6,17 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createApiToken, createOwner, cronPass, freePort, processTree, waitForOutput } from "./app-process";
+import {
+  createApiToken,
+  createOwner,
+  cronPass,
+  freePort,
+  processRss,
+  processTree,
+  type TProcessRss,
+  treeRssMb,
+  waitForOutput,
+} from "./app-process";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
 import { procStat } from "./proc-stat";
@@ -66,29 +76,6 @@ const PORT: TBenchFlag = {
 
 const PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), "app-preload.mjs");
 const PASS_MINUTES = 20;
-
-type TProcessRss = { pid: number; name: string; mb: number };
-
-function processRss(pid: number): TProcessRss | undefined {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-    const comm = /Name:\s+(.*)/.exec(status)?.[1] ?? "";
-    const zombie = /State:\s+Z/.test(status) ? " (defunct)" : "";
-    const name = /next-server/.test(cmdline) ? "next-server" : `${cmdline.slice(0, 60) || comm}${zombie}`;
-    return { pid, name, mb: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024) };
-  } catch {
-    return undefined; // gone meanwhile
-  }
-}
-
-/** Resident MB of `root` and all its descendants, and how many processes that is. */
-export function treeRssMb(root: number): { mb: number; processes: number } {
-  const all = processTree(root)
-    .map(processRss)
-    .filter((p): p is TProcessRss => p !== undefined);
-  return { mb: all.reduce((sum, p) => sum + p.mb, 0), processes: all.length };
-}
 
 type TServerReport = {
   memoryUsage: NodeJS.MemoryUsage;
