@@ -79,7 +79,9 @@ while (Date.now() < deadline && serverAlive()) {
     const body = await res.json();
     if (!serverAlive()) break;
     if (res.ok && body.ok) {
-      say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (database: ${body.database}) — rss ${appRss()}`);
+      say(
+        `ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (database: ${body.database?.kind}) — rss ${appRss()}`,
+      );
       // What keeps the trackers refreshed (docs/scheduling.md): this server, or something the operator runs.
       const scheduler = body.scheduler;
       if (scheduler?.enabled)
@@ -87,7 +89,8 @@ while (Date.now() < deadline && serverAlive()) {
       else if (scheduler)
         say(`scheduler ${scheduler.reason}; trackers refresh only through /api/cron/refresh or npm run worker`);
     } else {
-      say("warning: the database is not healthy; see the server log above.");
+      const why = body.database?.reason ? `: ${body.database.reason}` : "";
+      say(`warning: the database is not healthy${why}; see the server log above.`);
     }
     break;
   } catch {

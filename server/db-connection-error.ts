@@ -38,6 +38,8 @@ const BY_CODE: Record<string, TConnectionProblem> = {
   ENETUNREACH: { reason: "the network is unreachable from here", transient: true },
   ECONNRESET: { reason: "the server closed the connection while it was being set up", transient: true },
   "57P03": { reason: "the server is still starting up", transient: true },
+  "57P01": { reason: "the server is shutting down (or an administrator ended the connection)", transient: true },
+  "57P02": { reason: "the server crashed and is restarting", transient: true },
   "53300": { reason: "the server has no free connections left", transient: true },
   "28P01": { reason: "password authentication failed (check the user and password in DATABASE_URL)", transient: false },
   "28000": {
@@ -78,12 +80,69 @@ const BY_ADAPTER_KIND: Record<string, TConnectionProblem> = {
   TooManyConnections: BY_CODE["53300"] as TConnectionProblem,
 };
 
+/** Prisma's own codes for a lost server, raised without a driver-adapter cause. */
+const BY_PRISMA_CODE: Record<string, TConnectionProblem> = {
+  P1001: BY_ADAPTER_KIND.DatabaseNotReachable as TConnectionProblem,
+  P1002: BY_CODE.ETIMEDOUT as TConnectionProblem,
+  P1017: BY_CODE.ECONNRESET as TConnectionProblem,
+};
+
+/** node-postgres' own words for a connection that broke or never came (they carry no code). */
+const PG_CONNECTION_MESSAGES: [RegExp, TConnectionProblem][] = [
+  [/^Connection terminated/, BY_CODE.ECONNRESET as TConnectionProblem],
+  [/^timeout exceeded when trying to connect/, BY_CODE.ETIMEDOUT as TConnectionProblem],
+  [/^Client has encountered a connection error and is not queryable/, BY_CODE.ECONNRESET as TConnectionProblem],
+];
+
 type TErrorLike = {
   code?: unknown;
   message?: unknown;
   errors?: unknown;
+  severity?: unknown;
   meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
 };
+
+function asErrorLike(error: unknown): TErrorLike {
+  return (typeof error === "object" && error !== null ? error : {}) as TErrorLike;
+}
+
+/** What Prisma's driver adapter says about the connection (SQLSTATE or its own kind), if anything. */
+function adapterProblem(e: TErrorLike): TConnectionProblem | undefined {
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (typeof cause?.originalCode === "string" && cause.originalCode in BY_CODE) return BY_CODE[cause.originalCode];
+  if (typeof cause?.kind === "string" && cause.kind in BY_ADAPTER_KIND) return BY_ADAPTER_KIND[cause.kind];
+  return undefined;
+}
+
+/**
+ * The problem when `error` is the database connection failing on a request — Prisma's driver-adapter and
+ * connection errors, a PostgreSQL error from the server (`severity` set: starting up, shutting down, no free
+ * connections) or node-postgres' broken-connection messages, itself or as the `cause` of the error that wraps it
+ * (better-auth's "Failed to get session") — and undefined for anything else. Stricter than describeConnectionError:
+ * a bare socket error (ECONNREFUSED with no driver around it) may come from any service (SMTP, a fetched page), so
+ * it is not taken for the database.
+ */
+export function findConnectionProblem(error: unknown): TConnectionProblem | undefined {
+  let current = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const found = ownConnectionProblem(asErrorLike(current));
+    if (found) return found;
+    if (!(current instanceof Error) || current.cause === undefined) return undefined;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function ownConnectionProblem(e: TErrorLike): TConnectionProblem | undefined {
+  const fromAdapter = adapterProblem(e);
+  if (fromAdapter) return fromAdapter;
+  if (typeof e.code === "string") {
+    if (e.code in BY_PRISMA_CODE) return BY_PRISMA_CODE[e.code];
+    if (typeof e.severity === "string" && e.code in BY_CODE) return BY_CODE[e.code];
+  }
+  const message = typeof e.message === "string" ? e.message : "";
+  return PG_CONNECTION_MESSAGES.find(([pattern]) => pattern.test(message))?.[1];
+}
 
 function codeOf(error: TErrorLike): string | undefined {
   if (typeof error.code === "string" && error.code in BY_CODE) return error.code;
@@ -97,14 +156,9 @@ function codeOf(error: TErrorLike): string | undefined {
 }
 
 export function describeConnectionError(error: unknown): TConnectionProblem {
-  const e = (typeof error === "object" && error !== null ? error : {}) as TErrorLike;
-  const cause = e.meta?.driverAdapterError?.cause;
-  if (typeof cause?.originalCode === "string" && cause.originalCode in BY_CODE) {
-    return BY_CODE[cause.originalCode] as TConnectionProblem;
-  }
-  if (typeof cause?.kind === "string" && cause.kind in BY_ADAPTER_KIND) {
-    return BY_ADAPTER_KIND[cause.kind] as TConnectionProblem;
-  }
+  const e = asErrorLike(error);
+  const fromAdapter = adapterProblem(e);
+  if (fromAdapter) return fromAdapter;
   const code = codeOf(e);
   if (code) return BY_CODE[code] as TConnectionProblem;
   const message = typeof e.message === "string" ? e.message : String(error);

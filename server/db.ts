@@ -12,7 +12,7 @@ import {
 } from "./db-migrate";
 import { embeddedDatabaseDir, initClusterInChild, pgliteOptions } from "./db-pglite";
 import { getEnv } from "./env";
-import { AppError } from "./errors";
+import { AppError, databaseUnavailableError, isAppError } from "./errors";
 import { type Prisma, PrismaClient } from "./generated/prisma/client";
 import { logger } from "./logger";
 
@@ -175,7 +175,13 @@ export async function getDb(): Promise<TDb> {
       if (singleton.opening === opening) singleton.opening = undefined;
     });
   }
-  return (await singleton.opening).db;
+  try {
+    return (await singleton.opening).db;
+  } catch (error) {
+    // Opened while PostgreSQL is down (a cold start, a restart): a 503 with Retry-After like any request during
+    // the outage, not the 412 "cannot reach … (DATABASE_URL)" meant for the launcher and scripts.
+    throw databaseUnavailableError(isAppError(error) ? error.cause : error) ?? error;
+  }
 }
 
 export async function closeDb(): Promise<void> {

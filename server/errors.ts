@@ -1,3 +1,10 @@
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_DIGEST,
+  DATABASE_UNAVAILABLE_MESSAGE,
+} from "../contracts/database-unavailable";
+import { findConnectionProblem } from "./db-connection-error";
+
 /**
  * One error type for the whole domain. Routers translate `code` to tRPC/HTTP via the table below;
  * the message is written for the user and is safe to show. Anything else that escapes is reported
@@ -20,7 +27,10 @@ export const APP_ERROR_CODES = {
   UPSTREAM_FAILED: { trpc: "BAD_GATEWAY", http: 502 },
   UPSTREAM_TIMEOUT: { trpc: "GATEWAY_TIMEOUT", http: 504 },
   NOT_CONFIGURED: { trpc: "PRECONDITION_FAILED", http: 412 },
-  /** A feature this deployment has switched off (e.g. the cron route without CRON_SECRET). */
+  /**
+   * A feature this deployment has switched off (e.g. the cron route without CRON_SECRET), or a dependency that
+   * cannot be reached right now (the database: details.retryAfterSeconds → the Retry-After header).
+   */
   UNAVAILABLE: { trpc: "SERVICE_UNAVAILABLE", http: 503 },
   INTERNAL: { trpc: "INTERNAL_SERVER_ERROR", http: 500 },
 } as const;
@@ -90,6 +100,36 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
+/**
+ * UNAVAILABLE (503 + Retry-After) when `error` is the database connection failing in a way waiting can fix
+ * (refused, reset, timed out, no free connections, starting up — server/db-connection-error.ts), else undefined.
+ * The reason stays out of the message (it is for the operator: logged with the cause, shown by /api/health);
+ * `digest` is what Next keeps on a page's error, so the error boundaries can tell this failure apart.
+ */
+export function databaseUnavailableError(error: unknown): (AppError & { digest: string }) | undefined {
+  if (isAppError(error)) return undefined;
+  const problem = findConnectionProblem(error);
+  if (!problem?.transient) return undefined;
+  return Object.assign(
+    new AppError("UNAVAILABLE", DATABASE_UNAVAILABLE_MESSAGE, {
+      cause: error,
+      details: { dependency: "database", retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    }),
+    { digest: DATABASE_UNAVAILABLE_DIGEST },
+  );
+}
+
+/** Any error as an AppError: an AppError as it is, a database that cannot be reached as UNAVAILABLE, else INTERNAL. */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  return (
+    databaseUnavailableError(error) ??
+    new AppError("INTERNAL", "Something went wrong on our side. It has been logged; please try again.", {
+      cause: error,
+    })
+  );
+}
+
 /** A BAD_REQUEST for input that failed its schema: the message names the field, fieldErrors has them all. */
 export function invalidInputError(
   issues: readonly { path: readonly PropertyKey[]; message: string }[],
@@ -111,17 +151,19 @@ export type TPublicError = {
   fieldErrors?: TFieldErrors;
 };
 
-/** The user-facing shape of any error: AppErrors keep their message, everything else is hidden. */
+/**
+ * The user-facing shape of any error: AppErrors keep their message, a database that cannot be reached is
+ * UNAVAILABLE (toAppError), everything else is hidden.
+ */
 export function toPublicError(error: unknown): TPublicError {
-  if (isAppError(error)) {
-    return {
-      code: error.code,
-      message: error.message,
-      details: error.details,
-      ...(error.fieldErrors ? { fieldErrors: error.fieldErrors } : {}),
-    };
-  }
-  return { code: "INTERNAL", message: "Something went wrong on our side. It has been logged; please try again." };
+  const app = toAppError(error);
+  if (app.code === "INTERNAL" && app !== error) return { code: "INTERNAL", message: app.message };
+  return {
+    code: app.code,
+    message: app.message,
+    details: app.details,
+    ...(app.fieldErrors ? { fieldErrors: app.fieldErrors } : {}),
+  };
 }
 
 /** The JSON body every HTTP route answers an error with (REST, cron, streaming routes; tRPC has its own envelope). */

@@ -1,12 +1,15 @@
 import type { TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
+import { findConnectionProblem } from "@/server/db-connection-error";
 import {
   APP_ERROR_CODES,
+  databaseUnavailableError,
   invalidInputError,
   isAppError,
   type TAppErrorCode,
   type TFieldErrors,
+  toHttpError,
   toPublicError,
 } from "@/server/errors";
 import { logger as rootLogger, type TLogger } from "@/server/logger";
@@ -16,6 +19,8 @@ import { logger as rootLogger, type TLogger } from "@/server/logger";
  * - AppError → its code from APP_ERROR_CODES (tRPC code + HTTP status) and its user-facing message.
  * - Input validation (zod) → BAD_REQUEST naming the field, with per-field issues and `fieldErrors` (what a form
  *   shows next to each field; AppErrors may carry them too).
+ * - A database that cannot be reached (thrown anywhere, the context included) → UNAVAILABLE, 503 with
+ *   details.retryAfterSeconds (trpcResponseMeta sends it as Retry-After); the reason is logged as a warning.
  * - tRPC's own client errors (unknown procedure, bad JSON…) → kept as they are.
  * - Anything else → a generic INTERNAL message; the real error is logged with the request id.
  * Stack traces are never sent, in any environment.
@@ -78,13 +83,19 @@ function build(
 }
 
 export function formatTrpcError({ error, shape, path, ctx }: TFormatterInput): TErrorShape {
-  const cause = error.cause;
+  const cause = databaseUnavailableError(error.cause) ?? error.cause;
   const requestId = ctx?.requestId;
   const base = { path, requestId };
 
   if (isAppError(cause)) {
     const mapping = APP_ERROR_CODES[cause.code];
     if (cause.code === "INTERNAL") logInternal(ctx, path, cause);
+    if (cause.details?.dependency === "database") {
+      (ctx?.log ?? rootLogger).warn("request failed: the database cannot be reached", {
+        path,
+        reason: findConnectionProblem(cause.cause)?.reason,
+      });
+    }
     const pub = toPublicError(cause);
     return build(mapping.trpc, mapping.http, pub.message, {
       ...base,
@@ -123,4 +134,18 @@ function logInternal(ctx: TFormatterInput["ctx"], path: string | undefined, erro
     path,
     error,
   });
+}
+
+/**
+ * The headers of a tRPC answer that failed as a whole: `Retry-After` for a 503 (database unreachable) or 429, from
+ * details.retryAfterSeconds as toHttpError sends it on every other route. A streamed batch has sent its status and
+ * headers before its calls end; its errors carry the same details in their data.
+ */
+export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Record<string, string> } {
+  let retryAfter = 0;
+  for (const error of errors) {
+    const { headers } = toHttpError(databaseUnavailableError(error.cause) ?? error.cause);
+    retryAfter = Math.max(retryAfter, Number(headers["retry-after"] ?? 0));
+  }
+  return retryAfter > 0 ? { headers: { "retry-after": String(retryAfter) } } : {};
 }

@@ -6,6 +6,7 @@ import { redirect } from "next/navigation";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/contracts/query-client";
 import { getAccessState } from "@/server/auth";
+import { databaseUnavailableError } from "@/server/errors";
 import { appRouter, createCaller } from "./root";
 import type { TSessionUser } from "./session-user";
 import { createTRPCContext } from "./trpc";
@@ -19,7 +20,13 @@ const createContext = cache(async () => {
   const incoming = await headers();
   const forwarded = new Headers(incoming);
   forwarded.set("x-trpc-source", "rsc");
-  return createTRPCContext({ headers: forwarded });
+  try {
+    return await createTRPCContext({ headers: forwarded });
+  } catch (error) {
+    // The session lookup is a page's first database read: during an outage the page fails with the digest the
+    // error boundaries (app/error.tsx, app/global-error.tsx) turn into "the database cannot be reached".
+    throw databaseUnavailableError(error) ?? error;
+  }
 });
 
 export const getQueryClient = cache(makeQueryClient);

@@ -7,7 +7,7 @@ import superjson from "superjson";
 import { findUnstorableText } from "@/contracts/common";
 import { getDb, type TDb } from "@/server/db";
 import type { TDefer } from "@/server/defer";
-import { APP_ERROR_CODES, isAppError } from "@/server/errors";
+import { APP_ERROR_CODES, databaseUnavailableError, isAppError } from "@/server/errors";
 import { logger, type TLogger } from "@/server/logger";
 import { formatTrpcError } from "./error-formatter";
 import { createRequestDefer } from "./request-defer";
@@ -54,16 +54,18 @@ const t = initTRPC.context<TTrpcContext>().create({
 
 /**
  * Gives AppErrors their mapped tRPC code as the error travels (so server callers — RSC, createCaller —
- * see NOT_FOUND rather than INTERNAL_SERVER_ERROR). The formatter does the same for the wire.
+ * see NOT_FOUND rather than INTERNAL_SERVER_ERROR), and a database that cannot be reached its UNAVAILABLE
+ * (SERVICE_UNAVAILABLE, with the digest a page's error boundary reads). The formatter does the same for the wire.
  */
 const appErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && isAppError(result.error.cause) && result.error.code === "INTERNAL_SERVER_ERROR") {
-    const cause = result.error.cause;
-    return {
-      ...result,
-      error: new TRPCError({ code: APP_ERROR_CODES[cause.code].trpc, message: cause.message, cause }),
-    };
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
+    const raw = result.error.cause;
+    const unavailable = databaseUnavailableError(raw);
+    const cause = isAppError(raw) ? raw : unavailable;
+    if (!cause) return result;
+    const error = new TRPCError({ code: APP_ERROR_CODES[cause.code].trpc, message: cause.message, cause });
+    return { ...result, error: unavailable ? Object.assign(error, { digest: unavailable.digest }) : error };
   }
   return result;
 });

@@ -1,11 +1,18 @@
 import { describeDatabase, getDb } from "@/server/db";
+import { findConnectionProblem } from "@/server/db-connection-error";
+import { isAppError } from "@/server/errors";
 import { getScheduleBacklog } from "@/server/intelligence/tracker-store";
 import { logger } from "@/server/logger";
 import { thisServerScheduler } from "@/server/triggers";
 
 export type THealth = {
   ok: boolean;
-  database: "embedded" | "postgres";
+  /**
+   * The database and whether this check could read it. `reason` says why not in an operator's words
+   * (server/db-connection-error.ts: "connection refused (…)", "the server has no free connections left") — never
+   * the URL, a user or a password; the full error goes to the log.
+   */
+  database: { kind: "embedded" | "postgres"; ok: boolean; reason?: string };
   ms: number;
   /**
    * This server's scheduler (docs/scheduling.md) and how late the most overdue tracker is, across all schedulers.
@@ -24,7 +31,7 @@ export type THealth = {
 /** Opens the database (running embedded migrations the first time) and reads how far behind the schedule is. */
 export async function checkHealth(): Promise<THealth> {
   const started = performance.now();
-  const database = describeDatabase().kind;
+  const kind = describeDatabase().kind;
   const now = new Date();
   const own = thisServerScheduler(now);
   const scheduler = {
@@ -35,14 +42,23 @@ export async function checkHealth(): Promise<THealth> {
     stalled: own.stalled,
     lagSeconds: null as number | null,
   };
+  const ms = () => Math.round(performance.now() - started);
   try {
     const db = await getDb();
     const backlog = await getScheduleBacklog(db, { now });
     scheduler.lagSeconds = Math.round(backlog.lagMs / 1000);
-    return { ok: !own.stalled, database, ms: Math.round(performance.now() - started), scheduler };
+    return { ok: !own.stalled, database: { kind, ok: true }, ms: ms(), scheduler };
   } catch (error) {
-    // The detail goes to the log only; the response says no more than "not ok".
     logger.error("health check failed", { error });
-    return { ok: false, database, ms: Math.round(performance.now() - started), scheduler };
+    return { ok: false, database: { kind, ok: false, reason: reasonFor(error) }, ms: ms(), scheduler };
   }
+}
+
+/** Why the database check failed, in words safe for an unauthenticated caller. */
+function reasonFor(error: unknown): string {
+  // Also when opening it first failed (server/db.ts getDb): the driver's error is then an AppError's cause.
+  const problem = findConnectionProblem(error);
+  if (problem) return problem.reason;
+  if (isAppError(error) && error.code === "NOT_CONFIGURED") return "the database is not ready (see the server log)";
+  return "the check query failed (see the server log)";
 }

@@ -73,7 +73,7 @@ test.describe("app shell", () => {
   test("the health endpoint reports the embedded database", async ({ request }) => {
     const res = await request.get("/api/health");
     expect(res.status()).toBe(200);
-    expect(await res.json()).toMatchObject({ ok: true, database: "embedded" });
+    expect(await res.json()).toMatchObject({ ok: true, database: { kind: "embedded", ok: true } });
   });
 
   test("tRPC subscriptions stream over SSE through the production server", async ({ page }) => {

@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { TRPC_MAX_BATCH_SIZE } from "@/contracts/limits";
+import { trpcResponseMeta } from "@/server/api/error-formatter";
 import { limitRequestBody } from "@/server/api/request-limits";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
@@ -18,6 +19,8 @@ async function handler(incoming: Request) {
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     createContext: () => createTRPCContext({ headers: req.headers }),
     // Logging of internal errors happens in the error formatter, with the request id.
+    // Retry-After on a 503 (database unreachable) or 429, as on every other route.
+    responseMeta: trpcResponseMeta,
   });
 }
 
