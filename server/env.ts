@@ -46,6 +46,20 @@ const commaList = z
 
 export const AUTH_SECRET_MIN_LENGTH = 32;
 
+/** The words TRUSTED_PROXIES accepts besides addresses and ranges: loopback, and the private ranges (RFC 1918, RFC 4193). */
+export const TRUSTED_PROXY_WORDS = {
+  loopback: ["127.0.0.0/8", "::1/128"],
+  private: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
+} as const;
+
+const isTrustedProxyWord = (entry: string): entry is keyof typeof TRUSTED_PROXY_WORDS =>
+  Object.hasOwn(TRUSTED_PROXY_WORDS, entry);
+
+function isTrustedProxyEntry(entry: string): boolean {
+  if (isTrustedProxyWord(entry)) return true;
+  return [z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()].some((schema) => schema.safeParse(entry).success);
+}
+
 const ZEnvObjectSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** Any PostgreSQL. Unset → embedded PGlite under DATA_DIR. */
@@ -228,6 +242,24 @@ const ZEnvObjectSchema = z.object({
   NOTIFY_FAILING_AFTER: z.coerce.number().int().min(1).max(100).default(3),
   /** Extra Host headers to answer (host or host:port), besides localhost, 127.0.0.1, [::1] and APP_URL's host. */
   ALLOWED_HOSTS: commaList,
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (server/auth/client-address.ts): IP addresses, CIDR ranges and
+   * the words `loopback` and `private`. Empty: the client is the connection's peer and X-Forwarded-For is ignored.
+   */
+  TRUSTED_PROXIES: commaList.superRefine((entries, ctx) => {
+    entries.forEach((entry, index) => {
+      if (isTrustedProxyEntry(entry)) return;
+      // The position, not the entry: validation errors never echo a value.
+      ctx.addIssue({
+        code: "custom",
+        message: `entry ${index + 1} is not an IP address, a CIDR range (e.g. 10.0.0.0/8) or one of the words loopback, private`,
+      });
+    });
+  }),
+  /** Failed sign-ins for one email before each further attempt has to wait (server/auth/sign-in-throttle.ts). */
+  SIGN_IN_THROTTLE_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The longest of those waits, in seconds (they double from 15 s up to it). */
+  SIGN_IN_THROTTLE_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
 });
 
 type TEnvFields = z.infer<typeof ZEnvObjectSchema>;
@@ -279,6 +311,11 @@ export function serverlessHost(env: Pick<TEnvFields, "VERCEL" | "AWS_LAMBDA_FUNC
   if (env.VERCEL !== undefined) return "VERCEL";
   if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return "AWS_LAMBDA_FUNCTION_NAME";
   return undefined;
+}
+
+/** TRUSTED_PROXIES as addresses and CIDR ranges, its words spelled out. */
+export function trustedProxyRanges(env: Pick<TEnvFields, "TRUSTED_PROXIES">): string[] {
+  return env.TRUSTED_PROXIES.flatMap((entry) => (isTrustedProxyWord(entry) ? TRUSTED_PROXY_WORDS[entry] : [entry]));
 }
 
 export const DEFAULT_SCHEDULER_POLL_MS = 15_000;

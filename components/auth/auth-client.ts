@@ -13,6 +13,8 @@ type TAuthError = { status?: number; code?: string; message?: string } | null | 
 /** One sentence for a form from a better-auth error (its codes, or the message our endpoints wrote). */
 export function authErrorMessage(error: TAuthError): string {
   if (!error) return "Something went wrong. Please try again.";
+  // The account throttle says how long to wait (server/auth/sign-in-throttle.ts); the per-address limit does not.
+  if (error.status === 429 && error.code === "SIGN_IN_THROTTLED" && error.message) return error.message;
   if (error.status === 429) return "Too many attempts. Wait a minute, then try again.";
   switch (error.code) {
     case "INVALID_EMAIL_OR_PASSWORD":

@@ -6,8 +6,11 @@ import { getEnv, type TEnv } from "../env";
 import { logger } from "../logger";
 import { accountsPlugin } from "./accounts-plugin";
 import { resolveAuthSecret } from "./auth-secret";
+import { CLIENT_ADDRESS_HEADER, clientAddressHeaderInstalled } from "./client-address";
 import { isAllowedHost, requestPolicyFromEnv, type TRequestPolicy } from "./request-guard";
 import { AUTH_COOKIE_PREFIX } from "./session-cookie";
+import { signInThrottleFromEnv, type TSignInThrottlePolicy } from "./sign-in-throttle";
+import { signInThrottlePlugin } from "./sign-in-throttle-plugin";
 
 export const AUTH_BASE_PATH = "/api/auth";
 const SESSION_DAYS = 30;
@@ -19,7 +22,12 @@ export type TAuthConfig = {
   /** Secure cookies: only when the public URL is https (a plain-http LAN install could not keep them). */
   secureCookies: boolean;
   policy: TRequestPolicy;
+  /** better-auth's per-address limits (sign-in: 10 a minute). */
   rateLimit: boolean;
+  /** The only header the client's address is read from (client-address.ts); null: none, the address is unknown. */
+  clientAddressHeader: string | null;
+  /** The per-email sign-in throttle (sign-in-throttle.ts); always on. */
+  signInThrottle: TSignInThrottlePolicy;
 };
 
 export function authConfigFromEnv(env: TEnv): TAuthConfig {
@@ -29,6 +37,9 @@ export function authConfigFromEnv(env: TEnv): TAuthConfig {
     secureCookies: env.APP_URL?.startsWith("https://") ?? false,
     policy: requestPolicyFromEnv(env),
     rateLimit: env.NODE_ENV === "production",
+    // Read only when this process writes it itself; elsewhere it would be the client's own claim.
+    clientAddressHeader: clientAddressHeaderInstalled() ? CLIENT_ADDRESS_HEADER : null,
+    signInThrottle: signInThrottleFromEnv(env),
   };
 }
 
@@ -62,6 +73,9 @@ export function createAuth(db: TDb, config: TAuthConfig) {
       useSecureCookies: config.secureCookies,
       // Ids come from the schema's defaults (cuid), like every other table.
       database: { generateId: false },
+      // Never X-Forwarded-For itself: the client writes it (client-address.ts). Without the header the address is
+      // unknown, and in production the per-address limit falls back to one bucket shared by every such request.
+      ipAddress: { ipAddressHeaders: config.clientAddressHeader ? [config.clientAddressHeader] : [] },
     },
     // The Next proxy already refused foreign hosts and cross-site requests; better-auth checks Origin again
     // against the host the request came to (http or https behind a TLS proxy) and APP_URL.
@@ -86,7 +100,7 @@ export function createAuth(db: TDb, config: TAuthConfig) {
         log(`auth: ${message}`); // the message only: better-auth's extra arguments may hold request data
       },
     },
-    plugins: [accountsPlugin(db)],
+    plugins: [accountsPlugin(db), signInThrottlePlugin(db, config.signInThrottle)],
   });
 }
 

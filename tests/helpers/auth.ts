@@ -1,20 +1,27 @@
-import { createAuth, type TAuth } from "@/server/auth";
+import { createAuth, type TAuth, type TAuthConfig } from "@/server/auth";
 import { setAuthForTests } from "@/server/auth/create-auth";
 import { requestPolicyFromEnv } from "@/server/auth/request-guard";
+import { signInThrottleFromEnv } from "@/server/auth/sign-in-throttle";
 import type { TDb } from "@/server/db";
 
 /** The app's origin in auth tests: requests carry it as Host and Origin, like a browser on a local install. */
 export const TEST_ORIGIN = "http://127.0.0.1:3999";
 export const TEST_HOST = "127.0.0.1:3999";
 
-/** A better-auth instance over a test database, registered so resolveSessionUser(db, …) uses it too. */
-export function createTestAuth(db: TDb): TAuth {
+/**
+ * A better-auth instance over a test database, registered so resolveSessionUser(db, …) uses it too. The per-address
+ * limit is off and no header carries the address; the per-email sign-in throttle is on with its defaults.
+ */
+export function createTestAuth(db: TDb, overrides: Partial<TAuthConfig> = {}): TAuth {
   const auth = createAuth(db, {
     secret: "test-secret-test-secret-test-secret-0123456789",
     baseURL: TEST_ORIGIN,
     secureCookies: false,
     policy: requestPolicyFromEnv({ APP_URL: undefined, ALLOWED_HOSTS: [] }),
     rateLimit: false,
+    clientAddressHeader: null,
+    signInThrottle: signInThrottleFromEnv({ SIGN_IN_THROTTLE_AFTER: 5, SIGN_IN_THROTTLE_MAX_SECONDS: 900 }),
+    ...overrides,
   });
   setAuthForTests(db, auth);
   return auth;
