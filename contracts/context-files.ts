@@ -40,6 +40,14 @@ export const CONTEXT_EMBEDDING_STATUSES = ["off", "pending", "ready", "failed"] 
 export const ZContextEmbeddingStatusSchema = z.enum(CONTEXT_EMBEDDING_STATUSES);
 export type TContextEmbeddingStatus = z.infer<typeof ZContextEmbeddingStatusSchema>;
 
+/** A value the locked definition's rules read from a file (its `contextValues`), and those rules. */
+export const ZContextFileUseSchema = z.object({
+  name: z.string().describe("The bound value's name, e.g. our_price"),
+  value: z.number().describe("What the file states for it now"),
+  rules: z.array(z.string()).describe("The locked rules that compare with it, in plain language"),
+});
+export type TContextFileUse = z.infer<typeof ZContextFileUseSchema>;
+
 export const ZContextFileViewSchema = z.object({
   id: z.string(),
   trackerId: z.string(),
@@ -55,6 +63,12 @@ export const ZContextFileViewSchema = z.object({
   updatedAt: z.date(),
   citedBy: z.number().int().describe("How many timeline changes cited this file"),
   lastCitedAt: z.date().nullable(),
+  usedBy: z
+    .array(ZContextFileUseSchema)
+    .default([])
+    .describe(
+      "Values the locked rules read from this file: deleting or replacing it keeps their last value, marked, until the tracker is edited",
+    ),
 });
 export type TContextFileView = z.infer<typeof ZContextFileViewSchema>;
 

@@ -56,12 +56,26 @@ export const ZValueFormatSchema = z.object({
   currency: z.string().optional(),
 }) satisfies z.ZodType<TValueFormat>;
 
+/** A bound value a rule decides with although its file no longer gives it (server/context/kept-context-values.ts). */
+export const ZKeptContextValueViewSchema = z.object({
+  name: z.string().describe("The bound value's name, e.g. our_price"),
+  value: z.string().describe("The kept value as the field reads, e.g. $45.00"),
+  fileName: z.string().describe("The file it was read from"),
+  reason: z.enum(["removed", "replaced"]).describe("The file was deleted, or replaced by one that no longer states it"),
+  since: z.date().nullable().describe("When the file was deleted or replaced"),
+});
+export type TKeptContextValueView = z.infer<typeof ZKeptContextValueViewSchema>;
+
 export const ZDefinitionFieldViewSchema = z.object({
   name: z.string(),
   type: z.string(),
   description: z.string(),
   rule: z.string().describe("The materiality rule in plain language"),
   format: ZValueFormatSchema.describe("The field's type, unit and currency, for formatting its values"),
+  kept: z
+    .array(ZKeptContextValueViewSchema)
+    .optional()
+    .describe("Bound values this field's rules decide with after their file went, until the tracker is edited"),
 });
 export type TDefinitionFieldView = z.infer<typeof ZDefinitionFieldViewSchema>;
 

@@ -46,7 +46,12 @@ export function ContextFiles({
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState("");
   const [dragging, setDragging] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.contextFile.list.queryKey({ trackerId }) });
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.contextFile.list.queryKey({ trackerId }) }),
+      // The definition shows a rule's kept value once its file went (locked-definition.tsx).
+      queryClient.invalidateQueries({ queryKey: trpc.tracker.get.queryKey({ trackerId }) }),
+    ]);
   const remove = useMutation(
     trpc.contextFile.delete.mutationOptions({
       onSuccess: () => refresh(),
@@ -85,7 +90,12 @@ export function ContextFiles({
   }
 
   function choose(target: TContextFileView | null) {
-    if (target && !window.confirm(`Replace “${target.name}”? Its text is read again; changes keep what they cited.`))
+    if (
+      target &&
+      !window.confirm(
+        `Replace “${target.name}”? Its text is read again; changes keep what they cited.${usesNote(target, "replaced")}`,
+      )
+    )
       return;
     replaceTarget.current = target;
     picker.current?.click();
@@ -187,6 +197,12 @@ export function ContextFiles({
                   </>
                 )}
               </div>
+              {file.usedBy.length > 0 ? (
+                <div className="text-xs text-stone-600 dark:text-stone-400" data-testid="context-file-used-by">
+                  Read by {file.usedBy.length === 1 ? "a rule" : "rules"}:{" "}
+                  {file.usedBy.map((use) => `${use.name} = ${use.value}`).join(", ")}
+                </div>
+              ) : null}
               <div className="mt-1 flex gap-2">
                 <button
                   type="button"
@@ -201,7 +217,11 @@ export function ContextFiles({
                   className="text-xs text-red-700 underline underline-offset-2 dark:text-red-400"
                   disabled={remove.isPending}
                   onClick={() => {
-                    if (window.confirm(`Delete “${file.name}”? Changes that cited it keep their quotes.`)) {
+                    if (
+                      window.confirm(
+                        `Delete “${file.name}”? Changes that cited it keep their quotes.${usesNote(file, "deleted")}`,
+                      )
+                    ) {
                       setError(null);
                       remove.mutate({ trackerId, fileId: file.id });
                     }
@@ -216,4 +236,18 @@ export function ContextFiles({
       ) : null}
     </div>
   );
+}
+
+/**
+ * What the confirmation says when locked rules read a value from the file: which rules, and that they keep the value
+ * it states now — marked on the definition — until the tracker is edited (README "Context files").
+ */
+function usesNote(file: TContextFileView, going: "deleted" | "replaced"): string {
+  if (file.usedBy.length === 0) return "";
+  const rules = file.usedBy.flatMap((use) => use.rules.map((rule) => `\n• ${rule} — ${use.name} is ${use.value} here`));
+  const after =
+    going === "deleted"
+      ? "Once it is deleted, they keep using these values, marked as kept, until you edit the tracker."
+      : "If the new file no longer states a value, its rules keep the one they used last, marked as kept, until you edit the tracker.";
+  return `\n\nThe locked definition's rules read from it:${rules.join("")}\n\n${after}`;
 }

@@ -1,6 +1,7 @@
 import { LocalTime } from "@/components/format/local-time";
 
-type TField = { name: string; type: string; description: string; rule: string };
+type TKept = { name: string; value: string; fileName: string; reason: "removed" | "replaced"; since: Date | null };
+type TField = { name: string; type: string; description: string; rule: string; kept?: TKept[] };
 type TVersion = {
   version: number;
   lockedAt: Date | null;
@@ -38,6 +39,9 @@ export function LockedDefinition({ definition, versions }: { definition: TVersio
             </span>
             <span className="block text-xs text-stone-600 dark:text-stone-400">{f.description}</span>
             <span className="block text-xs">{f.rule}</span>
+            {f.kept?.map((k) => (
+              <KeptValue key={k.name} kept={k} />
+            ))}
           </li>
         ))}
       </ul>
@@ -71,5 +75,29 @@ export function LockedDefinition({ definition, versions }: { definition: TVersio
         </details>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * A bound value the rule still decides with although its file went: "price-list.txt removed on 6 Dec 2026; using
+ * $45.00" — until the person edits the tracker (README "Context files").
+ */
+function KeptValue({ kept }: { kept: TKept }) {
+  const what = kept.reason === "removed" ? "removed" : "replaced without it";
+  return (
+    <span
+      className="block text-xs text-amber-800 dark:text-amber-300"
+      data-testid="kept-context-value"
+      data-reason={kept.reason}
+    >
+      {kept.fileName} {what}
+      {kept.since ? (
+        <>
+          {" "}
+          on <LocalTime value={kept.since} />
+        </>
+      ) : null}
+      ; using {kept.value} ({kept.name}) until you edit the tracker
+    </span>
   );
 }

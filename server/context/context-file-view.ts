@@ -1,4 +1,4 @@
-import { type TContextFileView, ZContextFileViewSchema } from "@/contracts/context-files";
+import { type TContextFileUse, type TContextFileView, ZContextFileViewSchema } from "@/contracts/context-files";
 import type { TDb, TTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 
@@ -39,10 +39,14 @@ export async function citationCounts(
   return new Map(rows.map((r) => [r.id, { citedBy: r.citedBy, lastCitedAt: r.lastCitedAt }]));
 }
 
-/** A stored row → the list's view, parsed (kind and status are plain text columns). */
+/**
+ * A stored row → the list's view, parsed (kind and status are plain text columns); `usedBy`: what the locked rules
+ * read from it (file-bindings.ts), none when not given.
+ */
 export function toContextFileView(
   row: TFileRow,
   cited: { citedBy: number; lastCitedAt: Date | null } = { citedBy: 0, lastCitedAt: null },
+  usedBy: TContextFileUse[] = [],
 ): TContextFileView {
-  return ZContextFileViewSchema.parse({ ...row, ...cited });
+  return ZContextFileViewSchema.parse({ ...row, ...cited, usedBy });
 }

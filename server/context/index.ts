@@ -3,6 +3,8 @@ export * from "./context-file-view";
 export * from "./context-limits";
 export * from "./delete-context-file";
 export * from "./extract-text";
+export * from "./file-bindings";
+export * from "./kept-context-values";
 export * from "./list-context-files";
 export * from "./resolve-context-values";
 export * from "./retrieve-context";

@@ -8,6 +8,11 @@ export type TResolvedContextValue = {
   fileName: string;
   location: string;
   quote: string;
+  /**
+   * Set when the file no longer gives it — deleted, or replaced by one that does not state it — and this is the value
+   * it gave last, kept for the locked version that read it (kept-context-values.ts). `since`: when (ISO), if known.
+   */
+  kept?: { reason: "removed" | "replaced"; since: string | null };
 };
 
 const NUMBER = String.raw`[-+]?\d[\d,]*(?:\.\d+)?`;

@@ -9,7 +9,8 @@ import type { TCodeVerdict } from "./verdict-types";
 /**
  * The definition's context rules (issue 16): a field crossing a value bound from a context file is material, decided
  * by code with no model call ("their price drops below ours"). Only rules that fire decide; any other delta goes on
- * to its own materiality rule. A value no file states (null) fires nothing. Each firing rule cites the line it read.
+ * to its own materiality rule. A value no file states (null) fires nothing. Each firing rule cites the line it read;
+ * a value kept after its file went (server/context/kept-context-values.ts) says so in the reason.
  */
 export function evaluateContextRules(
   deltas: TDeltas,
@@ -37,7 +38,7 @@ export function evaluateContextRules(
       verdict: "material",
       decidedBy: "code",
       rule: { kind: "context", context: rule },
-      reason: `${rule.field}: ${formatFieldValue(delta.from)} → ${formatFieldValue(delta.to)} ${verb} ${rule.value} ${oursShown} (${ours.fileName}, ${ours.location}) → material`,
+      reason: `${rule.field}: ${formatFieldValue(delta.from)} → ${formatFieldValue(delta.to)} ${verb} ${rule.value} ${oursShown} (${ours.fileName}, ${ours.location}${keptNote(ours)}) → material`,
     };
     citations.push({
       fileId: ours.fileId,
@@ -50,6 +51,13 @@ export function evaluateContextRules(
     });
   }
   return { verdicts, citations };
+}
+
+/** "; kept: file removed 2026-12-06": the day in UTC, so the refresh and a replay write the same reason. */
+function keptNote(ours: TResolvedContextValue): string {
+  if (!ours.kept) return "";
+  const what = ours.kept.reason === "removed" ? "file removed" : "no longer in the file since it was replaced";
+  return `; kept: ${what}${ours.kept.since ? ` ${ours.kept.since.slice(0, 10)}` : ""}`;
 }
 
 function amountOf(value: TRecordValue): number | null {

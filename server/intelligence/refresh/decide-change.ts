@@ -1,6 +1,5 @@
 import type { LanguageModel } from "ai";
-import type { TResolvedContextValue } from "../../context";
-import { resolveContextValues } from "../../context";
+import { resolveBoundValues, type TResolvedContextValue } from "../../context";
 import type { TDb } from "../../db";
 import type { TChangeCitation } from "../../timeline";
 import { effectiveFields, type TRecord, type TTrackerDefinition } from "../definition";
@@ -35,11 +34,13 @@ export type TDecision = {
 export type TJudgeAllInput = {
   decision: string;
   owner: { userId: string; trackerId: string };
+  /** The locked version judged under: a bound value its file no longer gives falls back to this version's kept one. */
+  version: number;
   model: LanguageModel | null;
   retrieve: TContextRetriever;
   beforeModelCall: () => Promise<void>;
   maxRetries?: number;
-  /** Values bound from context files, read once by a caller that judges many deltas (replay); else read here. */
+  /** Values bound from context files, read by a caller that judges many deltas (replay); else read here. */
   bound?: Record<string, TResolvedContextValue | null>;
   /** Replay: a verdict stored when this very delta was judged under the same rule — taken instead of asking. */
   reuse?: (field: string, delta: TDelta) => TDecision | null;
@@ -57,6 +58,8 @@ export type TJudgeAllResult = {
   usage: TModelUsage;
   /** Fields left to the agent that nobody asked (replay without budget). */
   wouldAsk: string[];
+  /** The bound values the context rules compared with ({} without context rules): kept, and stored for replay. */
+  bound: Record<string, TResolvedContextValue | null>;
 };
 
 /**
@@ -70,11 +73,12 @@ export async function judgeAll(
   deltas: TDeltas,
   input: TJudgeAllInput,
 ): Promise<TJudgeAllResult> {
-  // Context rules first: values bound from the files, read now (only on this changed path), decided by code.
+  // Context rules first: values bound from the files, read now (only on this changed path), decided by code. A value
+  // whose file went decides with the one it gave last (server/context/kept-context-values.ts), never with nothing.
   const bound =
     input.bound ??
     (def.contextRules?.length
-      ? await resolveContextValues(db, { ...input.owner, values: def.contextValues ?? [] })
+      ? await resolveBoundValues(db, { ...input.owner, version: input.version, values: def.contextValues ?? [] })
       : {});
   const byContext = evaluateContextRules(deltas, def, bound);
   const byCode = { ...evaluateDeltas(deltas, def), ...byContext.verdicts };
@@ -92,7 +96,7 @@ export async function judgeAll(
     delete undecided[field];
   }
   if (Object.keys(undecided).length === 0)
-    return { byField, citations: byContext.citations, modelCalls: 0, usage: ZERO_USAGE, wouldAsk: [] };
+    return { byField, citations: byContext.citations, modelCalls: 0, usage: ZERO_USAGE, wouldAsk: [], bound };
   if (input.mayAsk && !input.mayAsk()) {
     for (const [field, v] of Object.entries(judgeDeltasRulesMode(undecided))) {
       byField[field] = { verdict: v.verdict, decidedBy: v.decidedBy, reason: "would ask the agent" };
@@ -103,6 +107,7 @@ export async function judgeAll(
       modelCalls: 0,
       usage: ZERO_USAGE,
       wouldAsk: Object.keys(undecided),
+      bound,
     };
   }
   const query = contextQueryFor(input.decision, undecided);
@@ -129,7 +134,7 @@ export async function judgeAll(
     fields: Object.keys(undecided),
     query,
   });
-  return { byField, citations, modelCalls: judged.modelCalls, usage: judged.usage, wouldAsk: [] };
+  return { byField, citations, modelCalls: judged.modelCalls, usage: judged.usage, wouldAsk: [], bound };
 }
 
 /** What a judged change comes to: the outcome, the kept deltas (what the timeline records) and a one-line summary. */

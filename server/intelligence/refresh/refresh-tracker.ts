@@ -10,7 +10,7 @@ import {
   type TCapabilityConfig,
   type TUsageInfo,
 } from "../../capabilities";
-import { retrieveContextChunks } from "../../context";
+import { keepBoundValuesSql, retrieveContextChunks, type TResolvedContextValue } from "../../context";
 import type { TDb } from "../../db";
 import type { TCte } from "../../db-cte";
 import { isAppError } from "../../errors";
@@ -367,9 +367,19 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
 
     // What it saw and what it decided, in its own final statement, so a replay can run any definition over it
     // later. Unchanged pages never get here, so they store nothing.
-    const keepCapture = async (byField: Record<string, TDecision>): Promise<TKeptCapture> => ({
+    const keepCapture = async (
+      byField: Record<string, TDecision>,
+      bound?: Record<string, TResolvedContextValue | null>,
+    ): Promise<TKeptCapture> => ({
       capture: await encoded,
-      basis: replayBasisOf({ def, decision: tracker.decision, observed: filled.record, deltas, decisions: byField }),
+      basis: replayBasisOf({
+        def,
+        decision: tracker.decision,
+        observed: filled.record,
+        deltas,
+        decisions: byField,
+        ...(bound ? { bound } : {}),
+      }),
     });
 
     // One-time re-hash under a new document format (DESIGN §3 step 2): baseline-preserving. No tracked
@@ -422,6 +432,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
           judgeAll(db, def, deltas, {
             decision: tracker.decision,
             owner: { userId: tracker.userId, trackerId },
+            version,
             model: models.judge,
             retrieve: options.retrieveContext ?? ((q) => retrieveContextChunks(db, q)),
             beforeModelCall: checkBudget,
@@ -438,8 +449,17 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     return await finish({
       outcome,
       summary,
-      keep: await keepCapture(decisions.byField),
+      keep: await keepCapture(decisions.byField, decisions.bound),
       writes: (capturedAt, guard) => [
+        // The values read from context files, kept so that a rule whose file goes keeps deciding with them.
+        ...keepBoundValuesSql({
+          userId: tracker.userId,
+          trackerId,
+          version,
+          bound: decisions.bound,
+          at: capturedAt,
+          guard,
+        }),
         ...(recorded
           ? appendChangeSql({
               entityId: entity.id,

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { ZContextValueSchema } from "@/contracts/definition/context-rule-schema";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
+import type { TResolvedContextValue } from "../../context";
 import { canonicalJson } from "../../lib/canonical-json";
 import { effectiveFields, ruleForField, type TRecord, type TTrackerDefinition } from "../definition";
 import type { TDeltas } from "../diff";
@@ -52,6 +54,16 @@ export function storedCapturePayload(payload: TCapturePayload): z.input<typeof Z
   return { ...payload, raw, textIsMainText: true };
 }
 
+/** A value bound from a context file as a refresh compared with it (server/context TResolvedContextValue). */
+const ZBoundValueSchema = z.object({
+  value: z.number(),
+  fileId: z.string(),
+  fileName: z.string(),
+  location: z.string(),
+  quote: z.string(),
+  kept: z.object({ reason: z.enum(["removed", "replaced"]), since: z.string().nullable() }).optional(),
+}) satisfies z.ZodType<TResolvedContextValue>;
+
 export const ZReplayBasisSchema = z.object({
   observed: z.record(z.string(), z.unknown()),
   /** field → key of what its fill depended on (field spec + the decision). */
@@ -60,6 +72,13 @@ export const ZReplayBasisSchema = z.object({
   judgeKeys: z.record(z.string(), z.string()),
   deltas: ZChangeDeltaSchema,
   decisions: ZChangeDecisionsSchema,
+  /**
+   * contextValues name → the binding and the value its context rules compared with (null: no file gave one), so a
+   * replay decides with what the refresh saw, not with what the files say later. Absent without context rules.
+   */
+  bound: z
+    .record(z.string(), z.object({ binding: ZContextValueSchema, value: ZBoundValueSchema.nullable() }))
+    .optional(),
 });
 export type TReplayBasis = z.infer<typeof ZReplayBasisSchema>;
 
@@ -109,14 +128,42 @@ export function replayBasisOf(input: {
   observed: TRecord;
   deltas: TDeltas;
   decisions: Record<string, TDecision>;
+  /** What the context rules compared with (judgeAll's `bound`); none on a run that judged nothing. */
+  bound?: Record<string, TResolvedContextValue | null>;
 }): TReplayBasis {
+  const bound = Object.fromEntries(
+    (input.def.contextValues ?? []).flatMap((binding) =>
+      input.bound && Object.hasOwn(input.bound, binding.name)
+        ? [[binding.name, { binding, value: input.bound[binding.name] ?? null }]]
+        : [],
+    ),
+  );
   return {
     observed: input.observed,
     fillKeys: fillKeysOf(input.def, input.decision),
     judgeKeys: judgeKeysOf(input.def, input.decision),
     deltas: input.deltas,
     decisions: input.decisions,
+    ...(Object.keys(bound).length ? { bound } : {}),
   };
+}
+
+/**
+ * The bound values to replay a capture with: per binding, what the refresh compared with when it judged this capture
+ * under the same binding (same label, column and file), else `current` (the files now, or the kept value).
+ */
+export function boundForReplay(
+  def: TTrackerDefinition,
+  basis: TReplayBasis | null,
+  current: Record<string, TResolvedContextValue | null>,
+): Record<string, TResolvedContextValue | null> {
+  if (!basis?.bound) return current;
+  const out = { ...current };
+  for (const binding of def.contextValues ?? []) {
+    const recorded = basis.bound[binding.name];
+    if (recorded && canonicalJson(recorded.binding) === canonicalJson(binding)) out[binding.name] = recorded.value;
+  }
+  return out;
 }
 
 /** A stored basis, or null when the column is empty or from an unknown shape (then nothing is reused). */

@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import { resolveContextValues, retrieveContextChunks } from "../../context";
+import { resolveBoundValues, retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
 import { canonicalJson } from "../../lib/canonical-json";
 import { listRunCaptures, loadCapturePayloads, type TRunCapture } from "../../timeline";
@@ -8,7 +8,14 @@ import { diffRecords, type TDeltas } from "../diff";
 import { addUsage, type TModelUsage, ZERO_USAGE } from "../fill";
 import type { TContextRetriever } from "../judge";
 import { acceptFields, judgeAll, outcomeOf, type TDecision } from "../refresh/decide-change";
-import { fillKeysOf, judgeKeysOf, parseReplayBasis, type TReplayBasis, ZCapturePayloadSchema } from "./replay-basis";
+import {
+  boundForReplay,
+  fillKeysOf,
+  judgeKeysOf,
+  parseReplayBasis,
+  type TReplayBasis,
+  ZCapturePayloadSchema,
+} from "./replay-basis";
 import { replayFill } from "./replay-fill";
 
 /** Captures decoded at once: a long history never sits in memory whole. */
@@ -87,9 +94,10 @@ export async function replayDefinition(
   const fillKeys = fillKeysOf(def, input.decision);
   const judgeKeys = judgeKeysOf(def, input.decision);
   const owner = { userId: input.userId, trackerId };
-  // Bound context values are read once (as they are now): code rules that use them decide every capture alike.
-  const bound = def.contextRules?.length
-    ? await resolveContextValues(db, { ...owner, values: def.contextValues ?? [] })
+  // Bound context values: each capture is judged with what its refresh compared with (stored beside it); a capture
+  // stored without them takes the values as they are now — read once, a kept one when its file went.
+  const current = def.contextRules?.length
+    ? await resolveBoundValues(db, { ...owner, version: input.version, values: def.contextValues ?? [] })
     : {};
   const retrieve = input.retrieveContext ?? ((q) => retrieveContextChunks(db, q));
   const beforeModelCall = input.beforeModelCall ?? (async () => {});
@@ -147,10 +155,11 @@ export async function replayDefinition(
         const judged = await judgeAll(db, def, deltas, {
           decision: input.decision,
           owner,
+          version: input.version,
           model: input.models.judge,
           retrieve,
           beforeModelCall,
-          bound,
+          bound: def.contextRules?.length ? boundForReplay(def, basis, current) : current,
           reuse: (field, delta) => {
             const stored = storedVerdict(basis, judgeKeys, field, delta);
             if (stored) reused++;

@@ -1,3 +1,4 @@
+import { keptValuesInUse } from "../../context";
 import type { TDb, TTx } from "../../db";
 import { getTracker } from "../../intelligence/tracker-store";
 import { getCaptureStats, getCurrentState, type TCurrentState } from "../../timeline";
@@ -26,8 +27,17 @@ export async function getTrackerOverview(
 ): Promise<TTrackerOverview> {
   const tracker = await getTracker(db, input);
   const versions = await listDefinitionVersions(db, input);
+  // A rule of the version in force whose file went decides with the value it gave last: the page says so.
+  const inForce = versions.find((v) => v.inForce);
+  const kept = inForce?.definition.contextRules?.length
+    ? await keptValuesInUse(db, {
+        ...input,
+        version: inForce.version,
+        values: inForce.definition.contextValues ?? [],
+      })
+    : {};
   const views = versions.map((v) => ({
-    ...describeDefinition(v.version, v.definition),
+    ...describeDefinition(v.version, v.definition, v === inForce ? kept : {}),
     lockedAt: v.lockedAt,
     inForce: v.inForce,
   }));

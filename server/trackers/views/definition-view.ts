@@ -1,4 +1,6 @@
-import type { TDefinitionFieldView } from "@/contracts/trackers";
+import { formatFieldValue, type TValueFormat } from "@/contracts/definition/format-value";
+import type { TDefinitionFieldView, TKeptContextValueView } from "@/contracts/trackers";
+import type { TResolvedContextValue } from "../../context";
 import {
   describeContextRule,
   describeRule,
@@ -9,28 +11,52 @@ import {
 
 export type { TDefinitionFieldView, TDefinitionVersionView } from "@/contracts/trackers";
 
-/** A definition version described for people: field types, and each field's rule in plain language. */
-export function describeDefinition(version: number, definition: TTrackerDefinition) {
+/**
+ * A definition version described for people: field types, and each field's rule in plain language. `kept`: bound
+ * values its rules decide with although their file went (the version in force only), shown beside those rules.
+ */
+export function describeDefinition(
+  version: number,
+  definition: TTrackerDefinition,
+  kept: Record<string, TResolvedContextValue> = {},
+) {
   return {
     version,
     identityRule: definition.identityRule.kind,
-    fields: effectiveFields(definition).map((field) => ({
-      name: field.name,
-      type: field.type === "money" && field.currency ? `money (${field.currency})` : field.type,
-      description: field.description,
-      // Context rules (issue 16) are checked first, so they read first.
-      rule: [
-        ...(definition.contextRules ?? [])
-          .filter((r) => r.field === field.name)
-          .map((r) => describeContextRule(r, definition.contextValues)),
-        describeRule(field, ruleForField(definition, field.name)),
-      ].join("; "),
-      format: {
+    fields: effectiveFields(definition).map((field) => {
+      const format: TValueFormat = {
         type: field.type,
         ...(field.unit ? { unit: field.unit } : {}),
         ...(field.currency ? { currency: field.currency } : {}),
-      },
-    })),
+      };
+      const contextRules = (definition.contextRules ?? []).filter((r) => r.field === field.name);
+      const keptHere = [...new Set(contextRules.map((r) => r.value))].flatMap((name): TKeptContextValueView[] => {
+        const value = kept[name];
+        return value?.kept
+          ? [
+              {
+                name,
+                value: formatFieldValue(value.value, format),
+                fileName: value.fileName,
+                reason: value.kept.reason,
+                since: value.kept.since ? new Date(value.kept.since) : null,
+              },
+            ]
+          : [];
+      });
+      return {
+        name: field.name,
+        type: field.type === "money" && field.currency ? `money (${field.currency})` : field.type,
+        description: field.description,
+        // Context rules (issue 16) are checked first, so they read first.
+        rule: [
+          ...contextRules.map((r) => describeContextRule(r, definition.contextValues)),
+          describeRule(field, ruleForField(definition, field.name)),
+        ].join("; "),
+        format,
+        ...(keptHere.length ? { kept: keptHere } : {}),
+      };
+    }),
   };
 }
 
