@@ -80,6 +80,20 @@ export async function keepValuesOfRemovedFile(
   });
 }
 
+/**
+ * Replacing a file (save-context-file.ts, in its transaction, before the new text is written): the values `bound`
+ * read from the old text are kept, so a replacement that no longer states one leaves the rules deciding with it.
+ */
+export async function keepValuesBeforeReplace(
+  tx: TTx,
+  input: TOwner & { fileId: string; version: number; bound: TBound; at: Date },
+): Promise<void> {
+  const rows = Object.entries(input.bound).flatMap(([name, v]) =>
+    v && !v.kept && v.fileId === input.fileId ? [{ name, ...v }] : [],
+  );
+  if (rows.length > 0) await tx.$executeRaw(upsertSql({ ...input, rows, removedAt: null, guard: null }));
+}
+
 function upsertSql(
   input: TOwner & {
     version: number;

@@ -14,7 +14,10 @@ import { CONTEXT_FILE_VIEW_SELECT, citationCounts, toContextFileView } from "./c
 import { contextLimitsFromEnv, extractionBudget, type TContextLimits } from "./context-limits";
 import { embedContextFile } from "./embed-context-file";
 import { extractTextInWorker } from "./extract-in-worker";
+import { lockedBindings } from "./file-bindings";
+import { keepValuesBeforeReplace } from "./kept-context-values";
 import { assertOwnedTracker } from "./owned-tracker";
+import { resolveContextValues } from "./resolve-context-values";
 
 export type TSaveContextFileInput = {
   userId: string;
@@ -93,6 +96,19 @@ export async function saveContextFile(
     const saved = await db.$transaction(async (tx) => {
       let fileId: string;
       if (input.replaceFileId) {
+        // What the locked rules read from the old text is kept first (kept-context-values.ts): a replacement that
+        // no longer states a value leaves them deciding with it, marked, never silently switched off.
+        const locked = await lockedBindings(tx, owner);
+        if (locked) {
+          const bound = await resolveContextValues(tx, { ...owner, values: locked.values });
+          await keepValuesBeforeReplace(tx, {
+            ...owner,
+            fileId: input.replaceFileId,
+            version: locked.version,
+            bound,
+            at: new Date(),
+          });
+        }
         const { count } = await tx.contextFile.updateMany({
           where: { id: input.replaceFileId, ...owner },
           data: fields,

@@ -139,6 +139,27 @@ describe("deleting a file a locked rule reads", () => {
     );
   });
 
+  it("a replacement that no longer states the value keeps it even when no refresh had compared with it yet", async () => {
+    const trackerId = await trackerAt("/kept-replace-unread");
+    const { file } = await attach(trackerId, "our price is 45.00");
+    expect((await priceIs(trackerId, "/kept-replace-unread", "50.00")).outcome).toBe("baseline");
+    const replaced = await attach(trackerId, "Price list: to be announced", file.id);
+    expect(await keptOnPage(trackerId)).toEqual([
+      {
+        name: "our_price",
+        value: "$45.00",
+        fileName: "price-list.txt",
+        reason: "replaced",
+        since: replaced.file.updatedAt,
+      },
+    ]);
+    expect(await priceIs(trackerId, "/kept-replace-unread", "44.00")).toMatchObject({
+      outcome: "material",
+      modelCalls: 0,
+    });
+    expect(await latestReason(trackerId)).toContain("; kept: no longer in the file since it was replaced ");
+  });
+
   it("a new definition version reads its files afresh: no fallback to the old version's value", async () => {
     const trackerId = await trackerAt("/kept-edited");
     const { file } = await attach(trackerId, "our price is 45.00");
