@@ -1,4 +1,6 @@
 import { getDb } from "../db";
+import { describeError, toHttpError } from "../errors";
+import { logger } from "../logger";
 import { notifyConfigFromEnv, renderAtomFeed, unsubscribeByToken } from "../notifications";
 
 /**
@@ -12,7 +14,22 @@ const notFound = () =>
     headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
   });
 
-export async function handleAtomFeed(token: string): Promise<Response> {
+/** A failure as every route answers it: the error table's status, a database outage as 503 with Retry-After. */
+async function answering(route: string, work: () => Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    const { status, body, headers } = toHttpError(error);
+    if (status >= 500 && status !== 503) logger.error(`${route} failed`, { error: describeError(error) });
+    return Response.json(body, { status, headers: { ...headers, "cache-control": "no-store" } });
+  }
+}
+
+export function handleAtomFeed(token: string): Promise<Response> {
+  return answering("atom feed", () => atomFeed(token));
+}
+
+async function atomFeed(token: string): Promise<Response> {
   const xml = await renderAtomFeed(await getDb(), { token, appUrl: notifyConfigFromEnv().appUrl });
   if (xml === null) return notFound();
   return new Response(xml, {
@@ -29,7 +46,11 @@ const page = (body: string) =>
   );
 
 /** GET shows a button (link scanners must not unsubscribe anyone); POST (one-click, RFC 8058) pauses the channel. */
-export async function handleUnsubscribe(request: Request, token: string): Promise<Response> {
+export function handleUnsubscribe(request: Request, token: string): Promise<Response> {
+  return answering("unsubscribe", () => unsubscribe(request, token));
+}
+
+async function unsubscribe(request: Request, token: string): Promise<Response> {
   if (request.method === "GET") {
     return page(
       `<form method="post"><p>Stop notifications to this address?</p><button type="submit">Unsubscribe</button></form>`,

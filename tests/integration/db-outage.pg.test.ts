@@ -117,7 +117,19 @@ describe.skipIf(!hasPostgres)("a PostgreSQL outage while the app runs", () => {
       database: { kind: "postgres", ok: true },
     });
 
+    // The token routes (Atom feed, unsubscribe): a made-up token is a 404 while the database answers.
+    const tokenRoutes = () =>
+      Promise.all([
+        fetch(`${app.url}/api/notifications/feed/made-up-token`).then(answer),
+        fetch(`${app.url}/api/notifications/unsubscribe/made-up-token`, { method: "POST" }).then(answer),
+      ]);
+    expect((await tokenRoutes()).map((a) => a.status)).toEqual([404, 404]);
+
     await proxy.cut();
+    for (const a of await tokenRoutes()) {
+      expect(a.status, a.text).toBe(503);
+      expect(a.retryAfter).toMatch(/^[1-9]\d*$/);
+    }
     const down = await ask();
     for (const [name, a] of Object.entries(down)) {
       expect(a.status, `${name} while down: ${a.text}`).toBe(503);
