@@ -4,6 +4,7 @@ import { closePageWorkers, detectPrices } from "@/server/capabilities";
 import { parseNumberText } from "@/server/intelligence/fill";
 import { scoreCorpus } from "../fixtures/corpus/evaluate-corpus";
 import { drafterLines, scoreDrafter } from "../fixtures/corpus/evaluate-drafter";
+import { planLines, scorePlans } from "../fixtures/corpus/evaluate-plans";
 import type { TBenchmark } from "./harness";
 
 /**
@@ -12,7 +13,8 @@ import type { TBenchmark } from "./harness";
  * ids in URLs and redirects, rolling priceValidUntil), entity-key stability, changes seen — and, when
  * the price-string table exists, how many strings detectPrices/parseNumberText read right — and the
  * rules-mode drafter: the product's own price picked and kept when a promotion or an ad is inserted above
- * it, availability proposed, articles drafted as text (tests/fixtures/corpus/evaluate-drafter.ts).
+ * it, availability proposed, articles drafted as text (tests/fixtures/corpus/evaluate-drafter.ts), and on
+ * multi-plan pages the plan or variant the decision names bound as the main price field (evaluate-plans.ts).
  * Figures, not timings: the corpus tests require 100 % of the page figures and ≥ 95 % of the drafter's.
  */
 
@@ -48,6 +50,7 @@ async function runCorpusBench(_args: unknown, out: (line: string) => void): Prom
   for (const s of summary.scores) for (const p of s.problems) out(`    ${s.id}: ${p}`);
   try {
     for (const l of drafterLines(await scoreDrafter())) out(l);
+    for (const l of planLines(await scorePlans())) out(l);
   } finally {
     await closePageWorkers();
   }

@@ -1,5 +1,7 @@
 import type { TExtractor, TField, TMaterialityRule, TTrackerDefinition } from "../definition";
 import { parseDefinition } from "../definition";
+import type { TPriceCandidate } from "./price-candidates";
+import { matchedWords, namedCandidate, type TRankedCandidate } from "./rank-price-candidates";
 import {
   AVAILABILITY_FIELD_VALUES,
   readPageFromDocument,
@@ -160,7 +162,23 @@ function fromDocument(
   notes: string[],
 ) {
   const drafted: string[] = [];
-  const own = reading.ownPrice;
+  // The decision names one of the page's plans or variants: that price is the main field, the others are not
+  // drafted (docs/intelligence.md, "decision-aware drafting").
+  const found = namedCandidate(reading.candidates, decision);
+  // The named one is the product's own price, read at least as steadily: the usual draft stands.
+  const ownAlready =
+    !!found &&
+    !!reading.ownPrice?.anchor &&
+    Math.abs(found.candidate.amount - reading.ownPrice.amount) < 1e-9 &&
+    reading.ownPrice.anchor.rank <= found.candidate.anchor.rank;
+  const named = ownAlready ? null : found;
+  if (found) {
+    if (!named || addCandidatePrice(draft, named.candidate))
+      notes.push(candidatesNote(reading.candidates, found, decision));
+  } else if (reading.candidates.length >= 2) {
+    notes.push(candidatesNote(reading.candidates, null, decision));
+  }
+  const own = named ? null : reading.ownPrice;
   if (own?.anchor) {
     const name = own.source === "offer" && own.label ? `${own.label}_price` : "price";
     const what = own.label ? `The price of “${own.label}”` : "The product's own price";
@@ -181,10 +199,12 @@ function fromDocument(
     );
     if (name) drafted.push(`its availability (${value} now; any change counts)`);
   }
-  for (const o of reading.otherOffers) addPrice(draft, o, `${o.label}_price`, `The price of “${o.label}”`);
-  for (const p of reading.otherPrices) addPrice(draft, p, `${p.label}_price`, `The price labelled “${p.label}”`);
-  if (reading.otherOffers.length + reading.otherPrices.length > 0) {
-    const n = reading.otherOffers.length + reading.otherPrices.length;
+  const otherOffers = named ? [] : reading.otherOffers;
+  const otherPrices = named ? [] : reading.otherPrices;
+  for (const o of otherOffers) addPrice(draft, o, `${o.label}_price`, `The price of “${o.label}”`);
+  for (const p of otherPrices) addPrice(draft, p, `${p.label}_price`, `The price labelled “${p.label}”`);
+  if (otherOffers.length + otherPrices.length > 0) {
+    const n = otherOffers.length + otherPrices.length;
     drafted.push(`${n} other labelled price${n === 1 ? "" : "s"}`);
   }
 
@@ -205,7 +225,7 @@ function fromDocument(
     );
   }
 
-  if (reading.articleLike) {
+  if (reading.articleLike && !named) {
     const name = add(
       draft,
       {
@@ -240,6 +260,48 @@ function fromDocument(
       `I left out ${skipped.length === 1 ? "a price" : `${skipped.length} prices`} that ${skipped.length === 1 ? "is" : "are"} not the product's own: ${skipped.slice(0, 4).map(quote).join(", ")}.`,
     );
   }
+}
+
+/** A candidate as a price field: money when its currency is known, anchored as the candidate says. */
+export function candidateField(c: TPriceCandidate, name?: string): TFieldSpec {
+  return {
+    // "500 g" → price_500_g: a name starts with a letter.
+    name: name ?? (c.label ? (/^\d/.test(c.label) ? `price_${c.label}` : `${c.label}_price`) : "price"),
+    type: isCode(c.currency) ? "money" : "number",
+    currency: isCode(c.currency) ? c.currency : undefined,
+    description: `The price of “${c.label || c.text}” — ${c.where} (was “${c.text}” in the sample)`,
+    extractor: c.anchor.extractor,
+  };
+}
+
+function addCandidatePrice(draft: TDraft, c: TPriceCandidate): string | null {
+  return add(draft, candidateField(c), PRICE_RULE);
+}
+
+const MAX_LISTED = 8;
+
+/** “3 prices on the page: Starter $19, Pro $49, Team $99; watching Pro ($49) because the decision names “Pro”.” */
+export function candidatesNote(
+  candidates: readonly TPriceCandidate[],
+  named: TRankedCandidate | null,
+  text: string,
+  who = "the decision",
+): string {
+  const seen = new Set<string>();
+  const listed: string[] = [];
+  for (const c of candidates) {
+    // The same price under the same name read two ways (the text and the HTML) is listed once.
+    const key = `${(c.label.split(" · ")[0] ?? "").toLowerCase()}|${c.amount}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    listed.push(`${c.label ? `${c.label} ` : ""}${c.text}`);
+  }
+  const head = `${listed.length} prices on the page: ${listed.slice(0, MAX_LISTED).join(", ")}${listed.length > MAX_LISTED ? ", …" : ""}`;
+  if (!named)
+    return `${head}. Name one in chat (“watch the ${candidates[1]?.label || "other"} price instead”) to watch it.`;
+  const words = matchedWords(named, text);
+  const c = named.candidate;
+  return `${head}; watching ${c.label || "this one"} (${c.text}, ${c.where}) because ${who} names ${words.map((w) => `“${w}”`).join(" and ")}.`;
 }
 
 function joinWords(items: string[]): string {

@@ -60,7 +60,7 @@ export function pricePattern(text: string): string | null {
 }
 
 /** The first capture of a pattern on the text and how many times it matches (at most 2 counted). */
-function runPattern(pattern: string, flags: string, text: string): { value: string | null; count: number } {
+export function runPattern(pattern: string, flags: string, text: string): { value: string | null; count: number } {
   const compiled = compileRegex(pattern, flags);
   if (!compiled.ok) return { value: null, count: 0 };
   const capped = text.slice(0, MAX_REGEX_TEXT_CHARS);

@@ -13,7 +13,7 @@ import { ANCHOR_RANK, readsAs, type TAnchor } from "./price-anchors";
 export type TCssOracle = (queries: TCssQuery[]) => Promise<Record<string, TCssAnswer>>;
 
 /** Elements whose class or id says "price" (in a few languages). */
-const PRICE_ELEMENTS = ["price", "preis", "prix", "precio", "prezzo", "prijs", "preco", "cena", "pret", "hinta"]
+export const PRICE_ELEMENTS = ["price", "preis", "prix", "precio", "prezzo", "prijs", "preco", "cena", "pret", "hinta"]
   .flatMap((w) => [`[class*="${w}" i]`, `[id*="${w}" i]`])
   .join(", ");
 
@@ -31,9 +31,9 @@ const OLD_ELEMENTS = [
 
 const STRUCK = "del *, s *, strike *";
 /** A class that marks an old or crossed-out price ("price--old", "was-price", "strike"). */
-const OLD_CLASS =
+export const OLD_CLASS =
   /(^|[-_\s])(old|was|regular|compare|strike|strikethrough|crossed|before|original|rrp|uvp|msrp|list)([-_\s]|$)|(old|was|regular|list|compare|strike)-?price|price-?(old|was|before|regular|list|strike)/i;
-const IDENT = /^-?[A-Za-z_][\w-]{0,60}$/;
+export const IDENT = /^-?[A-Za-z_][\w-]{0,60}$/;
 
 const MAX_CANDIDATES = 10;
 const MAX_SCOPED = 16;

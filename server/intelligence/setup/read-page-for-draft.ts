@@ -7,7 +7,17 @@ import {
 } from "../../capabilities";
 import { ZExtractorSchema } from "../definition/field-schema";
 import { ANCHOR_RANK, bestAnchor, headingAnchor, labelAnchor, positionAnchor, type TAnchor } from "./price-anchors";
+import {
+  CTA_LINE,
+  jsonLdCandidates,
+  mergeCandidates,
+  offerCandidates,
+  type TPriceCandidate,
+  textCandidates,
+  ZPriceCandidateSchema,
+} from "./price-candidates";
 import { PROSE_LINE_CHARS, pickOwnPrice, readPriceRoles, type TTextPrice } from "./price-roles";
+import { probeCandidateCss } from "./probe-candidate-css";
 import { findCssAnchor, readPriceCssFacts, type TCssOracle, type TPriceCssFacts } from "./probe-price-css";
 
 /**
@@ -60,6 +70,11 @@ export const ZPageReadingSchema = z.object({
   availability: ZDocumentAvailabilitySchema.extend({ pointer: z.string() }).nullable(),
   /** No offers, no stock, long running text: the main text is what changes. */
   articleLike: z.boolean(),
+  /**
+   * Every price of a page with several plans or variants, with the words that say what it is the price
+   * of and an anchor (price-candidates.ts): the decision's words pick one. Readings stored before have none.
+   */
+  candidates: z.array(ZPriceCandidateSchema).default([]),
 });
 export type TPageReading = z.infer<typeof ZPageReadingSchema>;
 
@@ -157,7 +172,7 @@ function proseOf(mainText: string): { chars: number; lines: number } {
  */
 export function readPageFromDocument(
   document: unknown,
-  css: { facts?: TPriceCssFacts; ownPriceAnchor?: TAnchor | null } = {},
+  css: { facts?: TPriceCssFacts; ownPriceAnchor?: TAnchor | null; candidates?: TPriceCandidate[] } = {},
 ): TPageReading {
   const doc = (isRecord(document) ? document : {}) as TDocLike;
   const mainText = typeof doc.mainText === "string" ? doc.mainText : "";
@@ -238,7 +253,22 @@ export function readPageFromDocument(
     .slice(0, MAX_SKIPPED)
     .map((p) => fromText(p, labelAnchor(mainText, p)));
 
-  return { productName, ownPrice, otherOffers, otherPrices, skipped, availability, articleLike };
+  const candidates = mergeCandidates(
+    jsonLdCandidates(document),
+    offerCandidates(document),
+    textCandidates(mainText, textPrices, headings),
+    css.candidates ?? [],
+  );
+  return {
+    productName,
+    ownPrice,
+    otherOffers,
+    otherPrices,
+    skipped,
+    availability,
+    articleLike,
+    candidates: candidates.length >= 2 ? candidates : [],
+  };
 }
 
 /**
@@ -263,10 +293,27 @@ export async function readPageWithCss(document: unknown, ask: TCssOracle): Promi
     const facts = await readPriceCssFacts(ask);
     const own = ownTextPriceCandidate(document, facts);
     const anchor = own ? await findCssAnchor(ask, facts, own) : null;
-    return readPageFromDocument(document, { facts, ownPriceAnchor: anchor });
+    const candidates = await probeCandidateCss(ask, candidateNames(document, facts));
+    return readPageFromDocument(document, { facts, ownPriceAnchor: anchor, candidates });
   } catch {
     return readPageFromDocument(document);
   }
+}
+
+/** What names a plan card in the HTML: the headings under the h1 and the buttons of the visible text. */
+function candidateNames(document: unknown, facts: TPriceCssFacts) {
+  const doc = (isRecord(document) ? document : {}) as TDocLike;
+  const mainText = typeof doc.mainText === "string" ? doc.mainText : "";
+  const headings = Array.isArray(doc.headings) ? doc.headings.filter((h): h is string => typeof h === "string") : [];
+  const lines = mainText.split("\n");
+  const prices = readPriceRoles(mainText, roleHints(facts));
+  const buttons = lines.filter((l) => l.length <= 40 && CTA_LINE.test(l.trim()));
+  const currency = prices.find((p) => p.role === "own")?.currency ?? null;
+  return {
+    names: [...headings.filter((h) => h !== facts.h1), ...buttons],
+    shownAmounts: new Set(prices.map((p) => p.amount)),
+    currency: currency || null,
+  };
 }
 
 /** The own price the text shows when the page has no structured offer price (before any article check). */
