@@ -35,6 +35,23 @@ export const ZTrackerSummarySchema = z
     failing: z.boolean().describe("Active and failed its last refreshes in a row"),
     lastError: z.string().nullable(),
     consecutiveFailures: z.number().int(),
+    needsAttention: z
+      .boolean()
+      .describe("Active, its pages come, but a field that read before has read nothing for several runs in a row"),
+    attentionReason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why it needs attention, in words: "price has read nothing for 3 runs: `#pro .price` matches nothing…"',
+      ),
+    fields: z
+      .object({
+        read: z.number().int().describe("Fields that read a value at the last run"),
+        total: z.number().int().describe("Fields the definition has"),
+        missing: z.array(z.string()).describe("Fields that read before and read nothing now"),
+      })
+      .nullable()
+      .describe('"reads N of M fields"; null until a run has filled the record'),
     scheduleMinutes: z.number().int(),
     lockedVersion: z.number().int().nullable(),
     lastRunAt: z.date().nullable(),
@@ -152,7 +169,7 @@ export const ZTimelinePageSchema = z
 // ── operations ─────────────────────────────────────────────────────────────────────────────────────────────────
 
 export const ZListTrackersRequestSchema = z.object({
-  status: z.enum([...TRACKER_STATUSES, "failing"]).optional(),
+  status: z.enum([...TRACKER_STATUSES, "failing", "needs_attention"]).optional(),
 });
 export const ZListTrackersResponseSchema = z.object({ trackers: z.array(ZTrackerSummarySchema) });
 

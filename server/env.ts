@@ -240,6 +240,11 @@ const ZEnvObjectSchema = z.object({
   NOTIFY_PAUSE_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
   /** A tracker counts as failing for its one notice after this many consecutive failed refreshes. */
   NOTIFY_FAILING_AFTER: z.coerce.number().int().min(1).max(100).default(3),
+  /**
+   * A field that read before and has read nothing for this many refreshes in a row puts its tracker into "needs
+   * attention" (docs/field-health.md).
+   */
+  FIELD_MISSING_AFTER: z.coerce.number().int().min(1).max(100).default(3),
   /** Extra Host headers to answer (host or host:port), besides localhost, 127.0.0.1, [::1] and APP_URL's host. */
   ALLOWED_HOSTS: commaList,
   /**

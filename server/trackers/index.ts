@@ -31,6 +31,8 @@ export {
   FAILING_WHERE,
   isDue,
   isFailing,
+  NEEDS_ATTENTION_WHERE,
+  needsAttention,
 } from "../intelligence/tracker-store/tracker-status-rules";
 export * from "./commands/create-active-tracker";
 export * from "./commands/discard-draft";

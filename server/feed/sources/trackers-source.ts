@@ -10,7 +10,7 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
 import type { TDb } from "@/server/db";
 import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "@/server/intelligence/definition";
-import { FAILING_WHERE } from "@/server/trackers";
+import { FAILING_WHERE, isFailing, NEEDS_ATTENTION_WHERE } from "@/server/trackers";
 import { cardKey, keyCard } from "../card-memo";
 import type { TFeedSource } from "../feed-engine";
 import { noticeItem } from "./setup-items";
@@ -59,6 +59,8 @@ export type TFailingCardRow = {
   lastError: string | null;
   consecutiveFailures: number;
   updatedAt: Date;
+  /** Set while a field reads nothing (docs/field-health.md): the card says why instead. */
+  attentionReason?: string | null;
 };
 
 type TFieldChange = { name: string; label: string; from: string; to: string; change: string | null };
@@ -269,6 +271,43 @@ export function failingItem(t: TFailingCardRow): TFeedItem {
   );
 }
 
+/**
+ * A tracker whose page comes but a field of which reads nothing (docs/field-health.md): one line with the reason and
+ * what to do, linking to its page — like a failing tracker's, in its own type.
+ */
+export function attentionItem(t: TFailingCardRow & { attentionReason: string }): TFeedItem {
+  const key = cardKey("tracker-needs-attention", [t.id, t.decision, t.attentionReason, t.updatedAt.getTime()]);
+  return keyCard(
+    {
+      id: `attention:${t.id}`,
+      sourceId: "trackers",
+      type: "tracker-needs-attention",
+      timestamp: t.updatedAt,
+      data: { trackerId: t.id, decision: t.decision, reason: t.attentionReason },
+      signals: { urgency: 0.6, timeRelevance: "ambient" },
+      ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
+        {
+          key: "line",
+          type: "Text",
+          props: {
+            text: `“${t.decision}” needs attention: ${t.attentionReason}. Edit the tracker to point the field at the right element again.`.slice(
+              0,
+              2000,
+            ),
+            tone: "muted",
+          },
+        },
+        {
+          key: "link",
+          type: "Link",
+          props: { href: `/trackers/${t.id}`, label: `Open “${t.decision}”`.slice(0, 200) },
+        },
+      ]),
+    },
+    key,
+  );
+}
+
 /** No tracker yet: the feed's first step. */
 function startItem(now: Date): TFeedItem {
   return noticeItem({
@@ -366,8 +405,16 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
           ) n
           ORDER BY t.at DESC, t.id DESC, c."capturedAt" DESC, c.id DESC`,
         db.tracker.findMany({
-          where: { userId, ...FAILING_WHERE },
-          select: { id: true, decision: true, lastError: true, consecutiveFailures: true, updatedAt: true },
+          // Failing and needs-attention trackers in the one read (docs/field-health.md).
+          where: { userId, OR: [FAILING_WHERE, NEEDS_ATTENTION_WHERE] },
+          select: {
+            id: true,
+            decision: true,
+            lastError: true,
+            consecutiveFailures: true,
+            updatedAt: true,
+            attentionReason: true,
+          },
         }),
       ]);
       const cards = groupCardRows(rows);
@@ -380,7 +427,10 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
         );
         if (item) items.push(item);
       }
-      for (const t of failing) items.push(failingItem(t));
+      for (const t of failing) {
+        if (isFailing({ status: "active", consecutiveFailures: t.consecutiveFailures })) items.push(failingItem(t));
+        else if (t.attentionReason) items.push(attentionItem({ ...t, attentionReason: t.attentionReason }));
+      }
       if (items.length === 0) {
         // A draft nobody locked is not a tracker yet (the trackers list keeps them apart too).
         const any = await db.tracker.findFirst({

@@ -13,6 +13,7 @@ import {
 import { keepBoundValuesSql, retrieveContextChunks, type TResolvedContextValue } from "../../context";
 import type { TDb } from "../../db";
 import type { TCte } from "../../db-cte";
+import { getEnv } from "../../env";
 import { isAppError } from "../../errors";
 import { prepareEvent, type TCheckOutcome, type TPreparedEvent } from "../../events";
 import { trackWork } from "../../lifecycle/in-flight-work";
@@ -46,6 +47,7 @@ import {
 } from "../tracker-store";
 import { acceptFields, judgeAll, outcomeOf, type TDecision } from "./decide-change";
 import { describeRender, renderInfoOf } from "./describe-render";
+import { carryFieldHealth, nextFieldHealth, type THealthUpdate } from "./field-health";
 import type { TFinalWriter } from "./final-write-batch";
 import { readCapture } from "./read-capture";
 import {
@@ -102,6 +104,8 @@ export type TRefreshOptions = {
    * (final-write-batch.ts), which writes several runs in one statement, each fenced on its own lease.
    */
   finalWrites?: TFinalWriter;
+  /** Runs in a row a field may read nothing before the tracker needs attention (default FIELD_MISSING_AFTER). */
+  fieldMissingAfter?: number;
 };
 
 /**
@@ -203,12 +207,13 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
   const checked = (outcome: TCheckOutcome) =>
     prepareEvent("tracker.checked", { userId: tracker.userId, trackerId: tracker.id, outcome });
   // Everything a successful ending shares; each ending adds its outcome, summary and writes.
+  const missingAfter = options.fieldMissingAfter ?? getEnv().FIELD_MISSING_AFTER;
   const finish = ({
     keep,
     writes,
     changed,
     ...ending
-  }: Pick<TFinishInput, "outcome" | "summary"> & {
+  }: Pick<TFinishInput, "outcome" | "summary" | "health"> & {
     keep?: TKeptCapture;
     /** The timeline's parts; `at` is the run's end, which every time they write is; each guarded on `guard`. */
     writes: (at: Date, guard: string) => TCte[];
@@ -294,9 +299,17 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     const stamp = (entityId: string) => (at: Date, guard: string) => [
       stampCheckedSql({ entityId, contentHash, checkedAt: at, guard }),
     ];
+    // Same page, same definition: each field reads what it read last time, so a miss counts one more run (nothing is
+    // added to the write when every field reads).
+    const unchangedHealth = () => carryFieldHealth(tracker.fieldHealth, missingAfter);
     if (known?.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
-      return await finish({ outcome: "unchanged", summary: "no change", writes: stamp(known.id) });
+      return await finish({
+        outcome: "unchanged",
+        summary: "no change",
+        writes: stamp(known.id),
+        health: unchangedHealth(),
+      });
     }
     // New document formats may derive entity keys differently (sessions stripped): an entity stored under
     // an older format keeps its timeline under the new key (one-time; see find-or-carry-entity.ts).
@@ -317,7 +330,12 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       : await getCurrentState(db, entity.id);
     if (state && state.contentHash === contentHash) {
       steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged" });
-      return await finish({ outcome: "unchanged", summary: "no change", writes: stamp(entity.id) });
+      return await finish({
+        outcome: "unchanged",
+        summary: "no change",
+        writes: stamp(entity.id),
+        health: unchangedHealth(),
+      });
     }
     // A hash made under an older document format (e.g. before offers were read) differs even when the
     // page did not change: this run re-fills and, if no tracked field moved, only stores the new hash.
@@ -357,11 +375,27 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     );
     await options.afterFill?.();
 
-    // 5. Diff (code) against the accepted record.
+    // 5. Diff (code) against the accepted record. A field that read before and reads nothing now is a miss, not a
+    // change: it keeps its last value here and is counted in the tracker's field health (docs/field-health.md).
     const previous = (state?.fields as TRecord | undefined) ?? null;
+    const { carried, ...health } = nextFieldHealth({
+      def,
+      previous,
+      record: filled.record,
+      warnings: filled.warnings,
+      prior: tracker.fieldHealth,
+      page: {
+        rendered: capture.render?.rendered === true,
+        mode: (tracker.capabilityInput as { render?: string } | null)?.render,
+        html: capture.raw.html,
+        document: capture.document,
+        css: capture.raw.css,
+      },
+      after: missingAfter,
+    });
     const deltas = await steps.time(
       "diff",
-      async () => diffRecords(previous, filled.record, def),
+      async () => diffRecords(previous, carried, def),
       (d) => `${Object.keys(d).length} delta(s)`,
     );
 
@@ -391,6 +425,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         summary: "no change (re-hashed under a new page format)",
         writes: stamp(entity.id),
         keep: await keepCapture({}),
+        health,
       });
     }
 
@@ -400,6 +435,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
         outcome: "baseline",
         summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
         keep: await keepCapture({}),
+        health,
         writes: (capturedAt, guard) => [
           ...appendChangeSql({
             entityId: entity.id,
@@ -444,12 +480,13 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
 
     // 7. Append.
     const { outcome, kept, summary } = outcomeOf(deltas, decisions.byField);
-    const nextFields = acceptFields(def, previous, filled.record, deltas, decisions.byField);
+    const nextFields = acceptFields(def, previous, carried, deltas, decisions.byField);
     const recorded = outcome === "material" || outcome === "notable" ? outcome : null;
     return await finish({
       outcome,
       summary,
       keep: await keepCapture(decisions.byField, decisions.bound),
+      health,
       writes: (capturedAt, guard) => [
         // The values read from context files, kept so that a rule whose file goes keeps deciding with them.
         ...keepBoundValuesSql({
@@ -621,6 +658,8 @@ type TFinishInput = {
   fence: { trackerId: string; leaseToken: string };
   scheduleMinutes: number;
   outcome: Exclude<TCheckOutcome, "failed">;
+  /** Field health after this run, folded into the tracker's bookkeeping; absent → kept as it was. */
+  health?: THealthUpdate | null | undefined;
   /** `tracker.checked`, folded into the final statement and delivered here once it committed. */
   checked: TPreparedEvent;
   /** `tracker.changed` for a recorded change, the same way. */
@@ -654,7 +693,12 @@ async function finishRun(input: TFinishInput): Promise<TRefreshResult> {
   input.steps.steps.push(step);
   const run = input.record(input.outcome, input.summary);
   const { held } = await input.write({
-    fence: refreshSuccessSql({ ...input.fence, scheduleMinutes: input.scheduleMinutes, now: run.finishedAt }),
+    fence: refreshSuccessSql({
+      ...input.fence,
+      scheduleMinutes: input.scheduleMinutes,
+      now: run.finishedAt,
+      fieldHealth: input.health,
+    }),
     run,
     ledger: input.ledger,
     fenced: true,

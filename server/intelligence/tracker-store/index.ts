@@ -11,6 +11,7 @@ export * from "./claim-due-trackers";
 export * from "./create-tracker";
 export * from "./delete-draft-tracker";
 export * from "./delete-tracker";
+export * from "./field-health-state";
 export * from "./get-locked-definition";
 export * from "./get-tracker";
 export * from "./lease-and-load";

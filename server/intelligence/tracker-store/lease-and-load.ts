@@ -4,6 +4,7 @@ import { asyncCommitSql } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
+import { parseFieldHealth } from "./field-health-state";
 
 /**
  * The read of the refresh hot path (issue "Refresh at the floor"): ONE statement takes the tracker's lease
@@ -57,6 +58,8 @@ const ZLoadedRowSchema = z.object({
   lockedVersion: z.number().int().nullable(),
   scheduleMinutes: z.number().int(),
   consecutiveFailures: z.number().int(),
+  /** Field health as the last run left it (docs/field-health.md); unparseable → null, as if none. */
+  fieldHealth: jsonText.nullable().transform(parseFieldHealth),
   /** The lease token this statement found (the holder when not acquired; the previous one when acquired). */
   holder: z.string().nullable(),
   acquired: z.boolean(),
@@ -95,7 +98,7 @@ export const LOADED_ENTITY_LIMIT = 16;
 export function bundleColumnsSql(): Prisma.Sql {
   return Prisma.sql`t."id", t."userId", t."decision", t."capability", t."capabilityInput"::text AS "capabilityInput",
     t."status"::text AS "status", t."lockedVersion", t."scheduleMinutes", t."consecutiveFailures",
-    d."definition"::text AS "definition",
+    t."fieldHealth"::text AS "fieldHealth", d."definition"::text AS "definition",
     COALESCE((
       SELECT json_agg(e)::text FROM (
         SELECT te."id", te."entityKey", s."contentHash", s."fields"

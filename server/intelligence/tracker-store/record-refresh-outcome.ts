@@ -1,4 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
+import type { TFieldHealth } from "./field-health-state";
 import { computeNextRunAt } from "./next-run";
 
 type TFence = { trackerId: string; leaseToken: string };
@@ -12,16 +13,27 @@ type TFence = { trackerId: string; leaseToken: string };
  *
  * Success: failures reset, lastRunAt, the next run (schedule + jitter, written once, here), lease released.
  */
-export function refreshSuccessSql(input: TFence & { scheduleMinutes: number; now: Date }): Prisma.Sql {
+export function refreshSuccessSql(
+  input: TFence & {
+    scheduleMinutes: number;
+    now: Date;
+    /** Field health after this run (docs/field-health.md); absent → kept as it was (an unchanged page reading all). */
+    fieldHealth?: { health: TFieldHealth; attentionReason: string | null } | null | undefined;
+  },
+): Prisma.Sql {
   const nextRunAt = computeNextRunAt({
     trackerId: input.trackerId,
     scheduleMinutes: input.scheduleMinutes,
     after: input.now,
     consecutiveFailures: 0,
   });
+  const health = input.fieldHealth
+    ? Prisma.sql`, "fieldHealth" = ${JSON.stringify(input.fieldHealth.health)}::jsonb,
+        "attentionReason" = ${input.fieldHealth.attentionReason}`
+    : Prisma.empty;
   return Prisma.sql`UPDATE "Tracker"
     SET "consecutiveFailures" = 0, "lastError" = NULL, "lastRunAt" = ${input.now}, "nextRunAt" = ${nextRunAt},
-        "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}
+        "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}${health}
     WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
     RETURNING "id"`;
 }

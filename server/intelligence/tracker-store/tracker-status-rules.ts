@@ -27,6 +27,20 @@ export function isFailing(tracker: Pick<TStatusFields, "status" | "consecutiveFa
   return tracker.status === "active" && tracker.consecutiveFailures >= FAILING_AFTER;
 }
 
+/**
+ * "needs attention" (docs/field-health.md): an ACTIVE tracker whose fetches succeed but one of whose fields has read
+ * nothing for FIELD_MISSING_AFTER runs in a row — its reason in words is set by the refresh's final write and cleared
+ * by the first run in which every such field reads again. Distinct from failing: the page came, a field did not.
+ */
+export const NEEDS_ATTENTION_WHERE = {
+  status: "active",
+  attentionReason: { not: null },
+} as const satisfies Prisma.TrackerWhereInput;
+
+export function needsAttention(tracker: Pick<Tracker, "status" | "attentionReason">): boolean {
+  return tracker.status === "active" && tracker.attentionReason !== null;
+}
+
 /** "due": an active tracker whose next run time has come (a tracker without one is never due). */
 export function dueWhere(now: Date): Prisma.TrackerWhereInput {
   return { status: "active", nextRunAt: { lte: now } };

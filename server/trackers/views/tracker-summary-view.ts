@@ -1,6 +1,6 @@
 import type { TTrackerSummary } from "@/contracts/trackers";
 import type { Tracker } from "../../generated/prisma/client";
-import { isDue, isFailing, isOverdue } from "../../intelligence/tracker-store";
+import { isDue, isFailing, isOverdue, needsAttention, parseFieldHealth } from "../../intelligence/tracker-store";
 
 /** A tracker as the list, the tracker page header and the public API show it (contracts/trackers.ts). */
 export type { TTrackerSummary } from "@/contracts/trackers";
@@ -24,6 +24,9 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null, 
     failing: isFailing(tracker),
     lastError: tracker.lastError,
     consecutiveFailures: tracker.consecutiveFailures,
+    needsAttention: needsAttention(tracker),
+    attentionReason: tracker.status === "active" ? tracker.attentionReason : null,
+    fields: fieldsReadOf(tracker),
     scheduleMinutes: tracker.scheduleMinutes,
     lockedVersion: tracker.lockedVersion,
     lastRunAt: tracker.lastRunAt,
@@ -33,4 +36,10 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null, 
     lastMaterialAt,
     createdAt: tracker.createdAt,
   };
+}
+
+/** "reads N of M fields" as of the last run that filled the record (docs/field-health.md); null before one. */
+function fieldsReadOf(tracker: Pick<Tracker, "fieldHealth">): TTrackerSummary["fields"] {
+  const health = parseFieldHealth(tracker.fieldHealth);
+  return health ? { read: health.read, total: health.total, missing: Object.keys(health.misses) } : null;
 }
