@@ -4,11 +4,20 @@ const STYLES = {
   archived: "bg-stone-100 text-stone-700 dark:bg-stone-800 dark:text-stone-300",
   draft: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",
   failing: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
+  "needs attention": "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200",
 } as const;
 
-/** Active, paused, archived, draft — or failing, which wins over active. */
-export function StatusBadge({ status, failing }: { status: keyof typeof STYLES; failing?: boolean }) {
-  const shown = failing ? "failing" : status;
+/** Active, paused, archived, draft — or failing, which wins over active, or needs attention (docs/field-health.md). */
+export function StatusBadge({
+  status,
+  failing,
+  needsAttention,
+}: {
+  status: keyof typeof STYLES;
+  failing?: boolean;
+  needsAttention?: boolean;
+}) {
+  const shown = failing ? "failing" : needsAttention ? "needs attention" : status;
   return (
     <span
       data-testid="tracker-status"

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { LocalTime } from "@/components/format/local-time";
 import { AtomFeedUrl } from "@/components/notifications/notification-defaults";
@@ -78,7 +79,12 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
               {tracker.decision}
             </h1>
             <p className="mt-1 flex flex-wrap items-center gap-2 text-sm text-stone-600 dark:text-stone-400">
-              <StatusBadge status={tracker.status} failing={tracker.failing} />
+              <StatusBadge status={tracker.status} failing={tracker.failing} needsAttention={tracker.needsAttention} />
+              {tracker.fields ? (
+                <span data-testid="tracker-fields-read">
+                  reads {tracker.fields.read} of {tracker.fields.total} field{tracker.fields.total === 1 ? "" : "s"}
+                </span>
+              ) : null}
               <span className="break-all">
                 {tracker.capability} · {tracker.target}
               </span>
@@ -109,6 +115,24 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
           >
             Failing: the last {tracker.consecutiveFailures} refreshes failed. Last error: {tracker.lastError}
           </p>
+        ) : null}
+        {tracker.needsAttention && tracker.attentionReason ? (
+          <div
+            role="alert"
+            data-testid="tracker-needs-attention"
+            className="space-y-1 rounded-md bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200"
+          >
+            <p>
+              <span className="font-medium">Needs attention:</span> {tracker.attentionReason}.
+            </p>
+            <p>
+              The page still loads, but this field no longer finds its value, so changes to it go unrecorded.{" "}
+              <Link href={`/trackers/${tracker.id}/edit`} className="font-medium underline underline-offset-2">
+                Edit the tracker
+              </Link>{" "}
+              to point the field at the right element again; recording then continues on the same timeline.
+            </p>
+          </div>
         ) : null}
         <TrackerControls trackerId={tracker.id} status={tracker.status} scheduleMinutes={tracker.scheduleMinutes} />
         {/* Just locked vN+1 from the edit page (?locked=N+1): the optional "lock with history". */}

@@ -17,6 +17,7 @@ const FILTERS = [
   { value: "current", label: "Current" },
   { value: "active", label: "Active" },
   { value: "failing", label: "Failing" },
+  { value: "needs_attention", label: "Needs attention" },
   { value: "paused", label: "Paused" },
   { value: "archived", label: "Archived" },
   { value: "all", label: "All" },
@@ -29,6 +30,8 @@ function matches(t: TTrackerListItem, filter: TFilter): boolean {
       return t.status !== "archived";
     case "failing":
       return t.failing;
+    case "needs_attention":
+      return t.needsAttention;
     case "all":
       return true;
     default:
@@ -293,7 +296,12 @@ function TrackerRow({
             <Link href={`/trackers/${t.id}`} className="font-medium break-words underline-offset-2 hover:underline">
               {t.decision}
             </Link>
-            <StatusBadge status={t.status} failing={t.failing} />
+            <StatusBadge status={t.status} failing={t.failing} needsAttention={t.needsAttention} />
+            {t.fields ? (
+              <span className="text-xs text-stone-600 dark:text-stone-400" data-testid="tracker-fields-read">
+                reads {t.fields.read} of {t.fields.total}
+              </span>
+            ) : null}
           </div>
           <p className="truncate text-xs text-stone-600 dark:text-stone-400" title={t.target}>
             {t.target}
@@ -301,6 +309,11 @@ function TrackerRow({
         </div>
         {t.failing && t.lastError ? (
           <p className="text-xs text-red-700 dark:text-red-400">Last error: {t.lastError}</p>
+        ) : null}
+        {!t.failing && t.needsAttention && t.attentionReason ? (
+          <p className="text-xs text-amber-800 dark:text-amber-300" data-testid="tracker-attention">
+            Needs attention: {t.attentionReason}
+          </p>
         ) : null}
         {t.values.length > 0 ? (
           <dl className="flex flex-wrap gap-x-5 gap-y-1 text-sm" data-testid="tracker-values">
