@@ -76,7 +76,7 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
   return { definition: parsed.definition, notes };
 }
 
-type TFieldSpec = {
+export type TFieldSpec = {
   name: string;
   type: TField["type"];
   description: string;

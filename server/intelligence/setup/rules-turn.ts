@@ -8,6 +8,8 @@ import { bindAndSample } from "./bind-and-sample";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { parseChatEdits } from "./parse-chat-edit";
+import { parsePageReading } from "./read-page-for-draft";
+import { rebindPriceByWords } from "./rebind-price";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
 import type { TSetupState } from "./session";
 import type { TSetupReply } from "./setup-reply";
@@ -95,7 +97,15 @@ export async function runRulesTurn(
   }
   if (!state.draft) return reply.say(`There is no valid draft to edit yet. ${rulesModeHelp()}`, "info");
   const edits = parseChatEdits(text);
-  if (!edits) return reply.say(rulesModeHelp(state.draft.definition), "info");
+  if (!edits) {
+    // "watch the Pro price instead": the page's prices kept with the sample, picked by the words of the message.
+    const reading = parsePageReading((state.sample as { reading?: unknown } | null)?.reading);
+    const rebound = reading ? rebindPriceByWords(state.draft.definition, reading.candidates, text) : null;
+    if (!rebound) return reply.say(rulesModeHelp(state.draft.definition), "info");
+    const saved = await saveSetupDraft(db, { userId, sessionId, definition: rebound.definition });
+    reply.draftSaved(saved);
+    return reply.say([...rebound.said, "Press Lock when the card looks right."].join(" "));
+  }
   const applied = applyChatEdits(state.draft.definition, edits);
   if (!applied.ok) return reply.say(`${applied.message} ${rulesModeHelp(state.draft.definition)}`, "info");
   // The definition first (validated; a refusal leaves the schedule as it was), then the schedule.

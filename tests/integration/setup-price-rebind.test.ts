@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePageWorkers, formatStructuredDocument } from "@/server/capabilities";
+import type { TField, TTrackerDefinition } from "@/server/intelligence/definition";
+import { applyExtractors } from "@/server/intelligence/fill";
+import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
+import { ensureLocalUser } from "@/server/users/ensure-local-user";
+import { volatileFor } from "../fixtures/corpus/pages";
+import { PLAN_PAGES, type TPlanPage, type TPlanPrices } from "../fixtures/corpus/pages/plans";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { setupTurn } from "../helpers/setup-turn";
+import { localCapabilityConfig } from "../helpers/trackers";
+
+/**
+ * Rules-mode chat rebinding by label: with AI off, "use the annual price", "the Business plan" and
+ * "watch the Duo price instead" point the card's main price field at the price those words name on the
+ * page (from the candidates kept with the sample); the reply says what it watches and what it reads on
+ * the sample, and the field then reads that price — and only that one — when the page changes.
+ */
+
+let t: TTestDb;
+let site: TFixtureSite;
+let userId: string;
+
+const pageOf = (id: string) => PLAN_PAGES.find((p) => p.id === id) as TPlanPage;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  site = await startFixtureSite();
+  userId = (await ensureLocalUser(t.db)).id;
+  for (const id of ["table-plans-as-rows", "names-in-buttons"]) {
+    const p = pageOf(id);
+    site.setPage(p.path, { body: p.render(p.prices, volatileFor(0)) });
+  }
+});
+afterAll(async () => {
+  await site?.close();
+  await t?.close();
+  await closePageWorkers();
+});
+
+const turn = (sessionId: string, text: string) =>
+  setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig([site.url]), model: null });
+
+async function mainPrice(sessionId: string): Promise<{ definition: TTrackerDefinition; field: TField }> {
+  const state = await getSetupState(t.db, { userId, sessionId });
+  const definition = state.draft?.definition as TTrackerDefinition;
+  const field = definition.fields.find((f) => f.type === "money" || f.type === "number") as TField;
+  return { definition, field };
+}
+
+async function reads(definition: TTrackerDefinition, field: TField, page: TPlanPage, prices: TPlanPrices) {
+  const html = page.render(prices, volatileFor(5));
+  const document = formatStructuredDocument(html, site.urlFor(page.path), { requestedUrl: site.urlFor(page.path) });
+  const { values } = await applyExtractors(definition, { json: document, html, text: document.mainText });
+  const v = values[field.name];
+  return v && typeof v === "object" && "amount" in v ? v.amount : v;
+}
+
+describe("rebinding the price by label in rules mode", () => {
+  it("moves the main price field to the price the words name, says what it reads on the sample, and follows only it", async () => {
+    const page = pageOf("table-plans-as-rows");
+    const session = await createSetupSession(t.db, { userId });
+    const first = await turn(session.id, `Is Acme undercutting us on the Scale plan? ${site.urlFor(page.path)}`);
+    expect(first.last?.text).toMatch(/6 prices on the page: .*watching Scale · Monthly \(\$120/);
+    let { definition, field } = await mainPrice(session.id);
+    expect(await reads(definition, field, page, page.prices)).toBe(120);
+
+    // Only a period: the plan watched now (Scale) decides between the annual prices.
+    const annual = await turn(session.id, "use the annual price");
+    expect(annual.last?.text).toMatch(
+      /Now scale_annual_price watches Scale · Annual: .* it reads \$1200 on the sample/,
+    );
+    ({ definition, field } = await mainPrice(session.id));
+    expect(definition.fields.filter((f) => f.type === "money")).toHaveLength(1);
+    expect(await reads(definition, field, page, page.prices)).toBe(1200);
+
+    // Another plan: the period watched now (annual) is kept.
+    const business = await turn(session.id, "the Business plan");
+    expect(business.last?.text).toMatch(
+      /Now business_annual_price watches Business · Annual: .* reads \$450 on the sample/,
+    );
+    ({ definition, field } = await mainPrice(session.id));
+    expect(await reads(definition, field, page, page.prices)).toBe(450);
+    expect(await reads(definition, field, page, { ...page.prices, "Business annual": 399 })).toBe(399);
+    expect(await reads(definition, field, page, { ...page.prices, "Scale annual": 999, "Business monthly": 40 })).toBe(
+      450,
+    );
+    // The rule moved with the field.
+    expect(definition.materiality[field.name]).toEqual({ kind: "numeric", relative: 0.01 });
+  });
+
+  it("rebinds on a page whose plan names are only in its buttons", async () => {
+    const page = pageOf("names-in-buttons");
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Is the Family plan price going up? ${site.urlFor(page.path)}`);
+    const duo = await turn(session.id, "watch the Duo price instead");
+    expect(duo.last?.text).toMatch(/Now duo_price watches Duo: .*reads \$20 on the sample \(you named “Duo”\)/);
+    const { definition, field } = await mainPrice(session.id);
+    expect(await reads(definition, field, page, { ...page.prices, Duo: 18 })).toBe(18);
+    expect(await reads(definition, field, page, { ...page.prices, Solo: 9, Family: 25 })).toBe(20);
+  });
+
+  it("answers words that name no price on the page with what rules mode understands", async () => {
+    const page = pageOf("names-in-buttons");
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Is the Family plan price going up? ${site.urlFor(page.path)}`);
+    const before = await mainPrice(session.id);
+    const other = await turn(session.id, "watch the Enterprise plan instead");
+    expect(other.last?.text).toMatch(/AI is off/);
+    expect((await mainPrice(session.id)).field).toEqual(before.field);
+  });
+});
