@@ -3,7 +3,7 @@ import { getEnv } from "@/server/env";
 import { trackersSource } from "@/server/feed/sources/trackers-source";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { createChannel, runNotifications, type TNotifyConfig } from "@/server/notifications";
-import { listTrackerSummaries, lockDefinition, saveDraftDefinition } from "@/server/trackers";
+import { listTrackerSummaries, lockDefinition, replayTracker, saveDraftDefinition } from "@/server/trackers";
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -213,5 +213,42 @@ describe("field health", () => {
       // The miss was counted by the unchanged run's one write (2 runs without a price: the change, then this one).
       expect(health.misses.price?.runs).toBe(path === "/floor-miss" ? 2 : undefined);
     }
+  });
+  it("replay treats a miss as the refresh did: a capture recorded while one field missed replays to the same entry", async () => {
+    const headed = (heading: string, price: string | null) =>
+      `<main><h1>${heading}</h1>${price ? `<span id="price">${price}</span>` : ""}</main>`;
+    site.setPage("/replay-miss", { body: headed("Spring sale", "$10.00") });
+    const base = cssPriceDefinition(0.05);
+    const { userId, tracker } = await createActiveTracker(t.db, {
+      decision: "Is Acme's price moving? (replay)",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/replay-miss") },
+      definition: {
+        ...base,
+        fields: [
+          ...base.fields,
+          { name: "headline", type: "string", description: "Headline", extractor: { kind: "css", selector: "h1" } },
+        ],
+        materiality: { ...base.materiality, headline: { kind: "any_change" } },
+      },
+    });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("baseline");
+    // The headline changes while the price has gone from the page: the headline is recorded, the price is a miss.
+    site.setPage("/replay-miss", { body: headed("Summer sale", null) });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("material");
+    // The price is back, 20 % lower: material against the last value it read.
+    site.setPage("/replay-miss", { body: headed("Summer sale", "$8.00") });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("material");
+
+    const result = await replayTracker(
+      t.db,
+      { userId, trackerId: tracker.id, definition: "locked", modelBudget: 0, planOnly: false },
+      {},
+      { models: { filler: null, judge: null } },
+    );
+    const strip = (e: (typeof result.recorded)[number]) => ({ materiality: e.materiality, delta: e.delta });
+    expect(result.recorded.map(strip)).toHaveLength(3);
+    expect(Object.keys(result.recorded[1]?.delta ?? {})).toEqual(["headline"]);
+    expect(result.replayed.map(strip)).toEqual(result.recorded.map(strip));
   });
 });

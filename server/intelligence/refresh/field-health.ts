@@ -26,6 +26,20 @@ export type TPageRead = {
 const isEmpty = (value: TRecordValue | undefined) => value === null || value === undefined || value === "";
 
 /**
+ * The record a diff sees: a field that read a value before and reads nothing now keeps its last value (a miss is not a
+ * change). The refresh and replay both diff through it, so replay reproduces what the refresh recorded.
+ */
+export function carryMissingFields(def: TTrackerDefinition, previous: TRecord | null, record: TRecord): TRecord {
+  if (!previous) return record;
+  const carried: TRecord = { ...record };
+  for (const field of def.fields) {
+    const before = previous[field.name];
+    if (isEmpty(record[field.name]) && !isEmpty(before)) carried[field.name] = before ?? null;
+  }
+  return carried;
+}
+
+/**
  * After a fill: the new health, and the record to diff and keep — each counted miss carries its last value, so a
  * field that stopped reading records no change and the timeline continues where it was once it reads again.
  */
@@ -38,7 +52,7 @@ export function nextFieldHealth(input: {
   page: TPageRead;
   after: number;
 }): THealthUpdate & { carried: TRecord } {
-  const carried: TRecord = { ...input.record };
+  const carried = carryMissingFields(input.def, input.previous, input.record);
   const misses: TFieldHealth["misses"] = {};
   let read = 0;
   let shell: boolean | undefined;
@@ -58,7 +72,6 @@ export function nextFieldHealth(input: {
       Object.hasOwn(input.prior?.misses ?? {}, field.name) ||
       (input.previous === null && field.extractor !== undefined);
     if (!counted) continue;
-    carried[field.name] = before ?? null;
     const warning = input.warnings.find((w) => w.startsWith(`${field.name}: `))?.slice(field.name.length + 2);
     misses[field.name] = {
       runs: (input.prior?.misses[field.name]?.runs ?? 0) + 1,

@@ -8,6 +8,7 @@ import { diffRecords, type TDeltas } from "../diff";
 import { addUsage, type TModelUsage, ZERO_USAGE } from "../fill";
 import type { TContextRetriever } from "../judge";
 import { acceptFields, judgeAll, outcomeOf, type TDecision } from "../refresh/decide-change";
+import { carryMissingFields } from "../refresh/field-health";
 import {
   boundForReplay,
   fillKeysOf,
@@ -139,7 +140,9 @@ export async function replayDefinition(
       modelCalls += filled.modelCalls;
       usage = addUsage(usage, filled.usage);
       const previous = states.get(run.entityId) ?? null;
-      const deltas = diffRecords(previous, filled.record, def);
+      // A field that stopped reading is a miss, not a change, as on the refresh (docs/field-health.md).
+      const record = carryMissingFields(def, previous, filled.record);
+      const deltas = diffRecords(previous, record, def);
       const wouldAsk = [...filled.wouldAsk];
 
       if (previous === null) {
@@ -175,7 +178,7 @@ export async function replayDefinition(
           entries.push(entry(run, input.version, outcome, kept, judged.byField, wouldAsk));
         }
         if (reported && wouldAsk.length) wouldAskCaptures++;
-        states.set(run.entityId, acceptFields(def, previous, filled.record, deltas, judged.byField));
+        states.set(run.entityId, acceptFields(def, previous, record, deltas, judged.byField));
       }
       if (reported) {
         modelCallsNeeded += (filled.wouldAsk.length ? 1 : 0) + (wouldAsk.length > filled.wouldAsk.length ? 1 : 0);
