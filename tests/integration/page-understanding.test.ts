@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   closePageWorkers,
+  DOCUMENT_FORMAT_VERSION,
   documentFormatOfHash,
   executeCapability,
   hashStructuredDocument,
@@ -214,7 +215,7 @@ describe("upgrade to a new document format", () => {
     expect(upgraded).toMatchObject({ status: "completed", outcome: "unchanged", modelCalls: 0 });
     expect(upgraded.summary).toContain("re-hashed");
     const after = await getCurrentState(db.db, entityId);
-    expect(documentFormatOfHash(after?.contentHash ?? "")).toBe(2);
+    expect(documentFormatOfHash(after?.contentHash ?? "")).toBe(DOCUMENT_FORMAT_VERSION);
     expect(after?.fields).toEqual(before?.fields);
     expect(await db.db.entityChange.count({ where: { trackerId } })).toBe(1); // the baseline only
     const run = await db.db.refreshRun.findUniqueOrThrow({ where: { id: upgraded.runId } });

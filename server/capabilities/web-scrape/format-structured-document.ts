@@ -7,14 +7,17 @@ import { parseLenientJson } from "./parse-lenient-json";
 import { readOffers, ZAvailabilityInfoSchema, ZOfferSchema } from "./read-offers";
 import { BLOCK_SEPARATOR, scanHtml } from "./scan-html";
 import { dropVolatileKeys, VOLATILE_JSON_LD_KEYS } from "./volatile-keys";
+import { isRecommendationHeading, withoutVolatileParts } from "./volatile-lines";
 
 /**
  * The document format. Bump it whenever the same page would format differently; the hash carries it
  * (hash-structured-document.ts), so the refresh can tell a hash made under an older format and re-hash
  * that tracker once without recording a change (refresh-tracker.ts, pre-check).
  * 1: (unversioned) hand-written scanner. 2: htmlparser2 tree, offers + availability, session-free URLs.
+ * 3: HTML main text without counters, relative times, ad slots and recommendation blocks (volatile-lines.ts);
+ * availability from text only as a product's stock line (stock-line.ts).
  */
-export const DOCUMENT_FORMAT_VERSION = 2;
+export const DOCUMENT_FORMAT_VERSION = 3;
 
 /**
  * The stable structured document: what a page *says*, not how it was served. It is built only
@@ -64,12 +67,16 @@ const MAX_JSON_LD = 50;
 
 const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
 
-/** One line per non-empty block, whitespace collapsed, capped. */
-function toLines(text: string, separator: string): string {
+/**
+ * One line per non-empty block, whitespace collapsed, capped. With `dropVolatile` (HTML), short lines lose
+ * their counters, relative times and ad labels, and recommendation headings go (volatile-lines.ts).
+ */
+function toLines(text: string, separator: string, dropVolatile = false): string {
   const lines: string[] = [];
   let size = 0;
   for (const line of text.split(separator)) {
-    const l = collapse(line);
+    let l = collapse(line);
+    if (dropVolatile && l) l = isRecommendationHeading(l) ? "" : withoutVolatileParts(l);
     if (!l) continue;
     lines.push(l);
     size += l.length + 1;
@@ -119,7 +126,7 @@ function canonicalOf(link: string | null, finalUrl: string, requestedUrl: string
 
 function formatHtml(html: string, finalUrl: string, options: TDocumentOptions): TStructuredDocument {
   const scan = scanHtml(options.tree ?? html);
-  const mainText = toLines(scan.text, BLOCK_SEPARATOR);
+  const mainText = toLines(scan.text, BLOCK_SEPARATOR, true);
   const jsonLd = parseJsonLd(scan.jsonLd);
   const section = readOffers({ jsonLd, microdata: scan.microdata, metaProperties: scan.metaProperties, mainText });
   return {

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { findAvailabilityPhrase, normaliseAvailability, type TAvailability, ZAvailabilitySchema } from "./availability";
+import { normaliseAvailability, type TAvailability, ZAvailabilitySchema } from "./availability";
 import type { TMicrodataItem } from "./scan-html";
+import { findStockLine } from "./stock-line";
 
 /**
  * The normalised offers + availability section of the structured document (DESIGN §5): what the
@@ -251,7 +252,8 @@ export function readOffers(input: {
     ? { value: stated.availability as TAvailability, source: stated.source, phrase: null }
     : null;
   if (!availability) {
-    const phrase = findAvailabilityPhrase(input.mainText);
+    // A stock phrase only as a product's stock line, never a sentence of an article (stock-line.ts).
+    const phrase = findStockLine(input.mainText, { hasOffer: offers.length > 0 });
     if (phrase) availability = { value: phrase.value, source: "text", phrase: phrase.phrase };
   }
   return { offers, availability };

@@ -1,4 +1,5 @@
 import { buildHtmlTree, getAttr, type THtmlElement, type THtmlNode, type THtmlTree, textOf } from "./html-tree";
+import { isAdLabel, isRecommendationHeading, isVolatilePhrase } from "./volatile-lines";
 
 /**
  * One iterative walk over the page's tree (html-tree.ts) that collects what the structured document
@@ -157,7 +158,34 @@ type TFrame = {
   heading: number;
   /** Microdata item index opened by this element's itemscope, or -1. */
   item: number;
+  /** Where this element's own text starts in `parts` (after its opening separator). */
+  textStart: number;
+  /** Its previous element sibling is the heading of a recommendation block ("Related articles"). */
+  afterRecommendation: boolean;
 };
+
+/** Blocks that may be an ad slot or a recommendation block; regions (main, article, body) never are. */
+const DROPPABLE = new Set(["div", "section", "ul", "ol", "dl", "p", "figure", "header", "details", "table"]);
+const HEADING = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+/** An ad slot is small: its label and a line or two of copy. */
+const MAX_AD_BLOCK = 400;
+/** A recommendation block: its heading and headlines (short lines), nothing like a body. */
+const MAX_RECOMMENDATION_BLOCK = 4_000;
+const MAX_HEADLINE = 200;
+/** A cheap first look before the volatile-phrase patterns: a digit or a word of a relative time. */
+const MAYBE_VOLATILE = /\d|ago|now|yesterday|today|gestern|heute|eben|hier|instant|aujourd|ayer|hoy|ahora/i;
+/** How many pieces of text (and block breaks) are read to find a block's first line. */
+const MAX_FIRST_LINE_PARTS = 64;
+
+function previousElement(el: THtmlElement): THtmlElement | null {
+  const siblings = el.parent?.children ?? [];
+  for (let i = el.index - 1; i >= 0; i--) {
+    const s = siblings[i];
+    if (typeof s !== "string") return s ?? null;
+    if (s.trim()) return null; // text between them: not a heading and its list
+  }
+  return null;
+}
 
 export function scanHtml(input: string | THtmlTree): THtmlScan {
   const tree = typeof input === "string" ? buildHtmlTree(input) : input;
@@ -194,6 +222,75 @@ export function scanHtml(input: string | THtmlTree): THtmlScan {
     const list = props[name] ?? [];
     if (list.length < MAX_PROP_VALUES) list.push(collapse(value).slice(0, MAX_PROP_CHARS));
     props[name] = list;
+  };
+
+  /** Headings ("Related articles", "Meistgelesen") whose next sibling is a recommendation list. */
+  const recommendationHeadings = new Set<THtmlElement>();
+
+  /**
+   * The first line of text in parts[from…], collapsed (null when it runs longer than `max`), and whether any
+   * text follows it. Bounded: 200,000 empty nested blocks must not make each of them rescan the rest (hostile pages).
+   */
+  const firstLine = (from: number, max: number): { line: string | null; more: boolean } => {
+    let line = "";
+    const end = Math.min(parts.length, from + MAX_FIRST_LINE_PARTS);
+    let i = from;
+    for (; i < end; i++) {
+      const p = parts[i] as string;
+      if (p === BLOCK_SEPARATOR) {
+        if (line.trim()) break;
+        continue;
+      }
+      line += p;
+      if (line.length > max * 2) return { line: null, more: true };
+    }
+    let more = end < parts.length;
+    for (let j = i; j < end && !more; j++) more = parts[j] !== BLOCK_SEPARATOR && (parts[j] as string).trim() !== "";
+    const l = collapse(line);
+    return { line: l && l.length <= max ? l : null, more };
+  };
+
+  /** The lines of parts[from…] when they are at most `maxChars` in all, else null. */
+  const linesFrom = (from: number, maxChars: number): string[] | null => {
+    let size = 0;
+    for (let i = from; i < parts.length; i++) {
+      size += (parts[i] as string).length;
+      if (size > maxChars) return null;
+    }
+    return parts.slice(from).join("").split(BLOCK_SEPARATOR).map(collapse).filter(Boolean);
+  };
+
+  /**
+   * An element that is only a counter or a relative time, an ad slot (a label such as "Advertisement" or
+   * "Anzeige" above a little copy), a recommendation block
+   * ("You may also like" above headlines), or the list right after such a heading: left out whole.
+   * A block that is only the label or heading stays (the text filter drops that line), so that the block
+   * around it is still recognised.
+   */
+  const dropsAsVolatile = (f: TFrame): boolean => {
+    const name = f.el.name;
+    const { line: first, more } = firstLine(f.textStart, 60);
+    // "<span>3 hours ago</span>", "<time>gestern</time>", "<a>12 comments</a>": the element is only a counter or a time.
+    if (first && !more && MAYBE_VOLATILE.test(first) && isVolatilePhrase(first)) return true;
+    if (HEADING.has(name)) {
+      if (first && !more && isRecommendationHeading(first)) recommendationHeadings.add(f.el);
+      return false;
+    }
+    if (!DROPPABLE.has(name)) return false;
+    if (f.afterRecommendation) {
+      const lines = linesFrom(f.textStart, MAX_RECOMMENDATION_BLOCK);
+      return !!lines && lines.every((l) => l.length <= MAX_HEADLINE);
+    }
+    if (!first || !more) return false;
+    if (isAdLabel(first)) {
+      const lines = linesFrom(f.textStart, MAX_AD_BLOCK);
+      return !!lines && lines.length > 1;
+    }
+    if (isRecommendationHeading(first)) {
+      const lines = linesFrom(f.textStart, MAX_RECOMMENDATION_BLOCK);
+      return !!lines && lines.length > 1 && lines.slice(1).every((l) => l.length <= MAX_HEADLINE);
+    }
+    return false;
   };
 
   /** Handles an element on the way in; returns its frame, or null when its subtree is not walked. */
@@ -281,6 +378,8 @@ export function scanHtml(input: string | THtmlTree): THtmlScan {
       regionStart: 0,
       heading: -1,
       item,
+      textStart: 0,
+      afterRecommendation: false,
     };
     if (foreign) foreignDepth++;
     if (item >= 0) itemStack.push(item);
@@ -292,6 +391,9 @@ export function scanHtml(input: string | THtmlTree): THtmlScan {
       else if (name === "article") frame.region = "article";
       else if (regions.role === null && getAttr(el, "role")?.toLowerCase() === "main") frame.region = "role";
       frame.regionStart = parts.length;
+      frame.textStart = parts.length;
+      const prev = recommendationHeadings.size ? previousElement(el) : null;
+      frame.afterRecommendation = prev !== null && recommendationHeadings.has(prev);
     }
     if (skip) skipDepth++;
     return frame;
@@ -302,6 +404,17 @@ export function scanHtml(input: string | THtmlTree): THtmlScan {
     if (f.foreign) foreignDepth--;
     if (f.item >= 0) itemStack.pop();
     if (f.skip || skipDepth > 0) return;
+    if (f.region === null && dropsAsVolatile(f)) {
+      // Ad slots and recommendation blocks change on every visit; they are not what the page says.
+      parts.length = f.textStart;
+      while (headings.length && (headings[headings.length - 1] as { at: number }).at >= f.textStart) headings.pop();
+      while (regions.articles.length && (regions.articles.at(-1) as [number, number])[0] >= f.textStart)
+        regions.articles.pop();
+      if (regions.main && regions.main[0] >= f.textStart) regions.main = null;
+      if (regions.role && regions.role[0] >= f.textStart) regions.role = null;
+      if (f.block) parts.push(BLOCK_SEPARATOR);
+      return;
+    }
     if (f.heading >= 0 && headings.length < MAX_HEADINGS) {
       // Capped: an unclosed <h1> may hold the rest of the page.
       const slice: string[] = [];
@@ -346,6 +459,7 @@ export function scanHtml(input: string | THtmlTree): THtmlScan {
   const articleRange = regions.articles.length === 1 ? (regions.articles[0] ?? null) : null;
   const range = regions.main ?? regions.role ?? articleRange ?? [0, parts.length];
   out.text = parts.slice(range[0], range[1]).join("");
-  for (const h of headings) if (h.at >= range[0] && h.at < range[1]) out.headings.push(h.text);
+  for (const h of headings)
+    if (h.at >= range[0] && h.at < range[1] && !isRecommendationHeading(h.text)) out.headings.push(h.text);
   return out;
 }
