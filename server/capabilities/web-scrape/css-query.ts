@@ -1,5 +1,6 @@
 import { compile, type Options } from "css-select";
 import { getAttr, isElement, type THtmlElement, type THtmlNode, type THtmlTree, textOf } from "./html-tree";
+import { namesWord, wordsOf } from "./name-tokens";
 
 /**
  * CSS-selector extractors, answered from the same tree the structured document is built from (one
@@ -57,10 +58,24 @@ const adapter: TAdapter = {
   equals: (a, b) => a === b,
 };
 
+/**
+ * `:name-token(price, preis)`: the element's class or id names one of the words as a word (name-tokens.ts) —
+ * what `[class*="price" i], [id*="price" i]` means to ask, without taking `id="precontent"` for `preco`.
+ */
+const pseudos: NonNullable<Options<THtmlNode, THtmlElement>["pseudos"]> = {
+  "name-token": (el, argument) => {
+    const words = wordsOf(argument);
+    const names = [getAttr(el, "class"), getAttr(el, "id")].filter((n): n is string => !!n);
+    return names.some((n) => words.some((w) => namesWord(n, w)));
+  },
+};
+
+const options = { adapter, pseudos };
+
 /** Validates a selector with the engine that runs it (definitions are checked when saved). */
 export function isValidCssSelector(selector: string): boolean {
   try {
-    compile(selector, { adapter });
+    compile(selector, options);
     return true;
   } catch {
     return false;
@@ -79,7 +94,7 @@ export function answerCssQueries(tree: THtmlTree, queries: readonly TCssQuery[])
     if (Object.hasOwn(answers, key)) continue;
     let test: (el: THtmlElement) => boolean;
     try {
-      test = compile(q.selector, { adapter }) as (el: THtmlElement) => boolean;
+      test = compile(q.selector, options) as (el: THtmlElement) => boolean;
     } catch {
       answers[key] = { ok: false, reason: "invalid_selector" };
       continue;
