@@ -47,6 +47,8 @@ describe("volatile parts of short lines", () => {
     "Updated on 12 May 2026",
     "Price: $19.99",
     "Trail Runner 2",
+    "Size | 42 | EU",
+    "Home · News · 12 March",
   ])("kept: %s", (line) => {
     expect(withoutVolatileParts(line)).toBe(line);
   });

@@ -119,6 +119,7 @@ export function withoutVolatileParts(line: string): string {
   if (line.length > MAX_VOLATILE_LINE || !MAYBE.test(line)) return line;
   if (isAdLine(line)) return "";
   const kept: string[] = [];
+  let changed = false;
   for (const raw of line.split(SEPARATOR)) {
     let s = raw.trim();
     for (let i = 0; i < 6 && s; i++) {
@@ -127,9 +128,11 @@ export function withoutVolatileParts(line: string): string {
       if (DAY_ONLY.test(s)) s = "";
       if (s === before) break;
     }
+    if (s !== raw.trim()) changed = true;
     if (s) kept.push(s);
   }
-  return kept.join(" · ");
+  // A line with nothing volatile stays exactly as written ("Size | 42 | EU" keeps its bars for regex extractors).
+  return changed ? kept.join(" · ") : line;
 }
 
 /** A short text made only of counters and relative times ("3 hours ago", "12 comments"): an element holding it goes. */
