@@ -24,6 +24,11 @@ export const ZDraftViewSchema = z.object({
   rules: z.array(z.string()),
   /** Web pages: how the page is read — a plain fetch or a browser, and why (issue #17). Absent for places. */
   reading: z.string().nullable().optional(),
+  /** Web pages: the `render` mode the card's switch shows, and whether this server has a browser to render with. */
+  readMode: z
+    .object({ mode: z.enum(["auto", "always", "never"]), browser: z.boolean() })
+    .nullable()
+    .optional(),
 });
 export type TDraftView = z.infer<typeof ZDraftViewSchema>;
 

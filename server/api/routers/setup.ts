@@ -1,13 +1,19 @@
 import { z } from "zod";
+import { ZChoosePriceRequestSchema } from "@/contracts/setup-price-candidates";
 import { getAiStatus } from "@/server/ai";
+import { capabilityConfigFromEnv } from "@/server/capabilities";
 import {
   applyContextFilesToDraft,
+  choosePriceCandidate,
   createSetupSession,
   getSetupState,
   listOpenSetupSessions,
+  listPriceCandidates,
   lockSetup,
   openEditSession,
   saveSetupDraft,
+  setSetupReadMode,
+  ZSetReadModeInput,
 } from "@/server/intelligence/setup";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
@@ -35,6 +41,23 @@ export const setupRouter = createTRPCRouter({
     .mutation(({ ctx, input }) =>
       applyContextFilesToDraft(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId }),
     ),
+  /** The sample's prices, for pointing at the one to watch (empty unless it offers two or more). */
+  priceCandidates: protectedProcedure
+    .input(ZSessionInput)
+    .query(({ ctx, input }) => listPriceCandidates(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),
+  /** The person pointed at one of them: the draft's main price field watches it now. */
+  choosePrice: protectedProcedure
+    .input(ZChoosePriceRequestSchema)
+    .mutation(({ ctx, input }) => choosePriceCandidate(ctx.db, { userId: ctx.user.id, ...input })),
+  /** The card's read-mode switch: re-reads the sample with that `render` mode (and redrafts a new setup). */
+  setReadMode: protectedProcedure.input(ZSessionInput.extend(ZSetReadModeInput.shape)).mutation(({ ctx, input }) =>
+    setSetupReadMode(ctx.db, {
+      userId: ctx.user.id,
+      sessionId: input.sessionId,
+      render: input.render,
+      config: capabilityConfigFromEnv(),
+    }),
+  ),
   lock: protectedProcedure
     .input(ZSessionInput)
     .mutation(({ ctx, input }) => lockSetup(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),

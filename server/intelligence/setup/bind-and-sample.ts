@@ -3,10 +3,12 @@ import {
   executeCapability,
   parseCapabilityInput,
   type TCapabilityConfig,
+  type TWebScrapeOutput,
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { createTracker } from "../tracker-store";
+import { detectScriptContent } from "./detect-script-content";
 import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
 import { trackerTitle } from "./tracker-title";
@@ -21,6 +23,11 @@ export type TSetupSample = {
   label: string;
   results: Record<string, unknown>;
   reading?: TPageReading;
+  /**
+   * Web pages read plainly whose content a script fills in (detect-script-content.ts): why it looks so, and
+   * whether the sample was then read in a browser. Absent when the page has its content in the HTML.
+   */
+  scriptContent?: { reasons: string[]; rendered: boolean; failed?: string };
 };
 
 export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
@@ -55,35 +62,22 @@ export async function bindAndSample(
     if (isAppError(error)) return { ok: false, message: error.message };
     throw error;
   }
-  const envelope = await executeCapability(input.capability, parsedInput, {
+  const read = await readSample({
+    capability: input.capability,
+    input: parsedInput,
+    label: input.label,
     config: input.config,
     signal: input.signal,
   });
-  if (envelope.status !== "completed" || !envelope.results) {
-    const why = envelope.error?.message ?? "The capability returned no data.";
-    return { ok: false, message: `I could not read ${input.label}: ${why}` };
-  }
-  const { html, ...results } = envelope.results as Record<string, unknown>;
-  // web.scrape `render: auto`: the sample decides how this tracker's page is read. A page that only JavaScript
-  // fills is remembered as such, so its first refresh renders straight away (and the card says so).
-  const render = results.render as { autoRender?: boolean } | undefined;
-  if (input.capability === "web.scrape" && render?.autoRender === true && isRecord(parsedInput))
-    parsedInput = { ...parsedInput, autoRender: true };
-  const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
-  if (input.capability === "web.scrape" && results.document) {
-    // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
-    sample.reading = await readPageForDraft(
-      results.document,
-      typeof html === "string" ? html : undefined,
-      input.config.fetch.page,
-    );
-  }
+  if (!read.ok) return read;
+  const { sample } = read;
+  parsedInput = sample.input;
 
   // The title is the decision, cleaned — never the raw message with its address (tracker-title.ts).
   const title = trackerTitle({
     proposed: input.title,
     message: input.decision,
-    sampleName: sampleName(results),
+    sampleName: sampleName(sample.results),
     capabilityInput: parsedInput,
   });
   const tracker = await createTracker(db, {
@@ -107,4 +101,64 @@ function sampleName(results: Record<string, unknown>): string | null {
   if (typeof document?.title === "string" && document.title.trim()) return document.title;
   const place = results.place as { name?: unknown } | undefined;
   return typeof place?.name === "string" ? place.name : null;
+}
+
+/**
+ * One real sample of the target: the capability call, then for web pages the drafter's reading. A page read
+ * plainly whose price a script fills in is noticed here (even with plenty of other text, which the fetch's own
+ * shell check lets through) and, under `render: auto` with a browser configured, read again in the browser so
+ * a price can be drafted — remembered as `autoRender`, so refreshes render it too (README "Pages that need a
+ * browser"). Failures come back as a message for the chat.
+ */
+export async function readSample(input: {
+  capability: string;
+  input: unknown;
+  label: string;
+  config: TCapabilityConfig;
+  signal?: AbortSignal | undefined;
+}): Promise<{ ok: true; sample: TSetupSample } | { ok: false; message: string }> {
+  let parsedInput = input.input;
+  const call = (capabilityInput: unknown) =>
+    executeCapability(input.capability, capabilityInput, { config: input.config, signal: input.signal });
+  let envelope = await call(parsedInput);
+  if (envelope.status !== "completed" || !envelope.results) {
+    const why = envelope.error?.message ?? "The capability returned no data.";
+    return { ok: false, message: `I could not read ${input.label}: ${why}` };
+  }
+  let scriptContent: TSetupSample["scriptContent"];
+  if (input.capability === "web.scrape" && isRecord(parsedInput)) {
+    const out = envelope.results as TWebScrapeOutput;
+    if (out.render?.rendered !== true && typeof out.html === "string") {
+      const found = detectScriptContent({ html: out.html, document: out.document });
+      if (found.scriptFilled) {
+        scriptContent = { reasons: found.reasons, rendered: false };
+        if ((parsedInput.render ?? "auto") === "auto" && input.config.fetch.browser) {
+          const rendered = await call({ ...parsedInput, autoRender: true });
+          if (rendered.status === "completed" && rendered.results) {
+            envelope = rendered;
+            scriptContent.rendered = true;
+          } else {
+            scriptContent.failed = rendered.error?.message ?? "the browser returned no page.";
+          }
+        }
+      }
+    }
+  }
+  const { html, ...results } = envelope.results as Record<string, unknown>;
+  // web.scrape `render: auto`: the sample decides how this tracker's page is read. A page that only JavaScript
+  // fills is remembered as such, so its first refresh renders straight away (and the card says so).
+  const render = results.render as { autoRender?: boolean } | undefined;
+  if (input.capability === "web.scrape" && render?.autoRender === true && isRecord(parsedInput))
+    parsedInput = { ...parsedInput, autoRender: true };
+  const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
+  if (scriptContent) sample.scriptContent = scriptContent;
+  if (input.capability === "web.scrape" && results.document) {
+    // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
+    sample.reading = await readPageForDraft(
+      results.document,
+      typeof html === "string" ? html : undefined,
+      input.config.fetch.page,
+    );
+  }
+  return { ok: true, sample };
 }

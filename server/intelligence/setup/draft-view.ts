@@ -1,6 +1,7 @@
 import { describeContextRule, type TContextRule, type TContextValue } from "@/contracts/definition/context-rule-schema";
 import type { TDraftView } from "@/contracts/setup-ui-message";
 import { describeRule, type TMaterialityRule } from "../definition";
+import { readModeView } from "./read-mode";
 
 const IDENTITY_TEXT: Record<string, string> = {
   place_id: "The Google Maps place id identifies what is tracked",
@@ -53,6 +54,8 @@ export function toDraftView(definition: unknown, target?: { capability: string; 
   };
   const reading = target ? describeReading(target) : null;
   if (reading) view.reading = reading;
+  const readMode = target ? readModeView(target) : null;
+  if (readMode) view.readMode = readMode;
   return view;
 }
 

@@ -1,6 +1,7 @@
 export * from "@/contracts/setup-ui-message";
 export * from "./apply-context-files";
 export * from "./bind-and-sample";
+export * from "./choose-price-candidate";
 export * from "./draft-view";
 export * from "./fallback";
 export * from "./find-target";
@@ -9,5 +10,6 @@ export * from "./read-page-for-draft";
 export * from "./rules-turn";
 export * from "./save-setup-draft";
 export * from "./session";
+export * from "./set-read-mode";
 export * from "./setup-messages";
 export * from "./stream-setup-turn";

@@ -5,6 +5,7 @@ import type { TTrackerDefinition } from "../definition";
 import { applyChatEdits } from "./apply-chat-edits";
 import { applyContextFilesToDraft } from "./apply-context-files";
 import { bindAndSample } from "./bind-and-sample";
+import { scriptContentNote } from "./detect-script-content";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { parseChatEdits } from "./parse-chat-edit";
@@ -78,6 +79,10 @@ export async function runRulesTurn(
       [
         `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure.`,
         ...notes,
+        // A price a script fills in: say so and offer the browser read (README "Pages that need a browser").
+        ...(bound.sample.scriptContent
+          ? [scriptContentNote(bound.sample.scriptContent, !!input.config.fetch.browser)]
+          : []),
         "AI is off, so from chat I understand simple edits only (“only if it drops more than 10 %”, “remove title”, “check every hour”); change anything else on the card, then press Lock (or write “looks good”).",
       ].join(" "),
     );

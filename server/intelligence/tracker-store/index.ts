@@ -22,5 +22,6 @@ export * from "./remember-render-decision";
 export * from "./save-draft-definition";
 export * from "./schedule-backlog";
 export * from "./tracker-status-rules";
+export * from "./update-capability-input";
 export * from "./update-tracker-schedule";
 export * from "./update-tracker-status";
