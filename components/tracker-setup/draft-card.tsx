@@ -16,6 +16,7 @@ import {
   type TCardDefinition,
 } from "./card-edits";
 import { FieldEditor } from "./field-editor";
+import { ReadModeSwitch } from "./read-mode-switch";
 import type { TDraftView } from "./types";
 
 type TProps = {
@@ -30,6 +31,8 @@ type TProps = {
   scheduleMinutes?: number;
   /** Saves an edited definition through the server (validated there); rejects with a readable message. */
   onSaveDefinition?: (definition: unknown) => Promise<void>;
+  /** Switches how the page is read (web.scrape `render`); the server re-reads the sample that way. */
+  onSetReadMode?: (mode: NonNullable<TDraftView["readMode"]>["mode"]) => Promise<void>;
 };
 
 /** The live draft definition: fields, identity rule and materiality in plain language, editable in place. */
@@ -41,6 +44,7 @@ export function DraftCard({
   definition,
   scheduleMinutes,
   onSaveDefinition,
+  onSetReadMode,
 }: TProps) {
   const current = asCardDefinition(definition);
   const canEdit = editable && !streaming && !!current && !!onSaveDefinition;
@@ -136,6 +140,9 @@ export function DraftCard({
               <p className="text-sm text-stone-700 dark:text-stone-300" data-testid="draft-reading">
                 {draft.reading}
               </p>
+              {draft.readMode && onSetReadMode && editable ? (
+                <ReadModeSwitch readMode={draft.readMode} disabled={streaming} onChange={onSetReadMode} />
+              ) : null}
             </>
           ) : null}
           {scheduleMinutes ? (

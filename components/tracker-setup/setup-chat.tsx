@@ -69,6 +69,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
   const applyContextFiles = useMutation(trpc.setup.applyContextFiles.mutationOptions());
+  const setReadMode = useMutation(trpc.setup.setReadMode.mutationOptions());
 
   // The conversation is created on the first send (once, even if sends race) and kept addressable.
   const session = useRef<{ id: string | null; starting?: Promise<string> }>({ id: initial?.sessionId ?? null });
@@ -168,6 +169,14 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
   const saveDefinition = async (definition: unknown) => {
     if (!session.current.id) throw new Error("There is no conversation to save this draft to yet.");
     setSavedDraft(await saveDraft.mutateAsync({ sessionId: session.current.id, definition }));
+  };
+
+  // The card's read-mode switch: the server re-reads the sample that way; the card and a notice say what changed.
+  const switchReadMode = async (render: "auto" | "always" | "never") => {
+    if (!session.current.id) throw new Error("There is no conversation to change yet.");
+    const result = await setReadMode.mutateAsync({ sessionId: session.current.id, render });
+    if (result.draft) setSavedDraft(result.draft);
+    setNotice({ tone: "info", text: result.said.join(" ") });
   };
 
   // Files attached while drafting: the draft takes them in now (a stated "our price is 10.00" → a rule on the card).
@@ -294,6 +303,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
           definition={savedDraft?.definition}
           scheduleMinutes={savedDraft?.scheduleMinutes}
           onSaveDefinition={saveDefinition}
+          onSetReadMode={switchReadMode}
         />
         {savedDraft && !locked ? (
           <button
