@@ -19,6 +19,7 @@ describe("namesWord", () => {
     ["angebotspreis", "preis"],
     ["cena-produktu", "cena"],
     ["PRICE", "price"],
+    ["price2", "price"],
   ])("%s names %s", (name, word) => expect(namesWord(name, word)).toBe(true));
 
   it.each([
@@ -30,6 +31,7 @@ describe("namesWord", () => {
     ["grandprix", "prix"],
     ["priceless-moments", "price"],
     ["hintatieto", "hinta"],
+    ["price2go", "price"],
   ])("%s does not name %s", (name, word) => expect(namesWord(name, word)).toBe(false));
 
   it("splits at separators and case steps", () => {

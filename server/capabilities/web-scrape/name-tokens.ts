@@ -47,7 +47,9 @@ export function namesWord(name: string, word: string): boolean {
   if (!w) return false;
   for (const token of nameTokens(name)) {
     if (token === w) return true;
-    if (token.startsWith(w) && SUFFIXES.has(token.slice(w.length))) return true;
+    const rest = token.slice(w.length);
+    // "price2", "prices", "pricebox": the word, then a number or a usual suffix.
+    if (token.startsWith(w) && (SUFFIXES.has(rest) || /^\d+$/.test(rest))) return true;
     if (w.length >= MIN_COMPOUND && token.endsWith(w)) return true;
   }
   return false;

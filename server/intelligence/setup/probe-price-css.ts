@@ -12,10 +12,12 @@ import { ANCHOR_RANK, readsAs, type TAnchor } from "./price-anchors";
 /** Answers CSS queries against the sample page (setup passes answerCssInWorker bound to the HTML). */
 export type TCssOracle = (queries: TCssQuery[]) => Promise<Record<string, TCssAnswer>>;
 
-/** Elements whose class or id says "price" (in a few languages). */
-export const PRICE_ELEMENTS = ["price", "preis", "prix", "precio", "prezzo", "prijs", "preco", "cena", "pret", "hinta"]
-  .flatMap((w) => [`[class*="${w}" i]`, `[id*="${w}" i]`])
-  .join(", ");
+/**
+ * Elements whose class or id names "price" (in a few languages) as a word — `preco_final`, `finalPrice`, `price2` —
+ * not as letters inside another (`precontent`, `scena`): the page worker's `:name-token` (docs/page-reading.md). A
+ * worker-only pseudo-class: probes ask it, saved field selectors never carry it.
+ */
+export const PRICE_ELEMENTS = ":name-token(price, preis, prix, precio, prezzo, prijs, preco, cena, pret, hinta)";
 
 /** Struck-through elements and elements whose class marks an old price. */
 const OLD_ELEMENTS = [
