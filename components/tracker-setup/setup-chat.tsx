@@ -15,6 +15,7 @@ import {
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
+import { PriceCandidates } from "./price-candidates";
 import { ReplayPanel } from "./replay-panel";
 import { SetupContextFiles } from "./setup-context-files";
 import { createSetupTransport } from "./setup-transport";
@@ -305,6 +306,17 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
           onSaveDefinition={saveDefinition}
           onSetReadMode={switchReadMode}
         />
+        {savedDraft && session.current.id ? (
+          <PriceCandidates
+            sessionId={session.current.id}
+            version={savedDraft.version}
+            editable={!busy && !locked}
+            onChosen={(draft, said) => {
+              setSavedDraft(draft);
+              setNotice({ tone: "info", text: said });
+            }}
+          />
+        ) : null}
         {savedDraft && !locked ? (
           <button
             type="button"

@@ -132,6 +132,8 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.saveDraft": { kind: "owned", input: () => ({ sessionId: mine.sessionId, definition: {} }) },
   "setup.lock": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.applyContextFiles": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
+  "setup.priceCandidates": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
+  "setup.choosePrice": { kind: "owned", input: () => ({ sessionId: mine.sessionId, index: 0 }) },
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },
   "system.details": { kind: "own-scope" },

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePageWorkers, formatStructuredDocument } from "@/server/capabilities";
 import type { TField, TTrackerDefinition } from "@/server/intelligence/definition";
 import { applyExtractors } from "@/server/intelligence/fill";
-import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
+import {
+  choosePriceCandidate,
+  createSetupSession,
+  getSetupState,
+  listPriceCandidates,
+} from "@/server/intelligence/setup";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES, type TPlanPage, type TPlanPrices } from "../fixtures/corpus/pages/plans";
@@ -109,5 +114,40 @@ describe("rebinding the price by label in rules mode", () => {
     const other = await turn(session.id, "watch the Enterprise plan instead");
     expect(other.last?.text).toMatch(/AI is off/);
     expect((await mainPrice(session.id)).field).toEqual(before.field);
+  });
+});
+
+describe("pointing at the price on the card", () => {
+  it("lists the sample's prices with the watched one marked; choosing another binds it, anchored and checked", async () => {
+    const page = pageOf("cards-price-class");
+    site.setPage(page.path, { body: page.render(page.prices, volatileFor(0)) });
+    const session = await createSetupSession(t.db, { userId });
+    await turn(session.id, `Is Acme undercutting us on the Starter plan? ${site.urlFor(page.path)}`);
+    const listed = await listPriceCandidates(t.db, { userId, sessionId: session.id });
+    expect(listed.map((c) => [c.label, c.text, c.watched])).toEqual([
+      ["Starter", expect.stringContaining("19"), true],
+      ["Pro", expect.stringContaining("49"), false],
+      ["Team", expect.stringContaining("99"), false],
+    ]);
+    const pro = listed.find((c) => c.label === "Pro");
+    const chosen = await choosePriceCandidate(t.db, { userId, sessionId: session.id, index: pro?.index ?? -1 });
+    expect(chosen.said[0]).toMatch(/^Now pro_price watches Pro: .*it reads \$49.* on the sample\.$/);
+    expect(chosen.candidates.filter((c) => c.watched).map((c) => c.label)).toEqual(["Pro"]);
+    expect(chosen.draft.view.fields[0]?.name).toBe("pro_price");
+
+    const { definition, field } = await mainPrice(session.id);
+    expect(await reads(definition, field, page, { ...page.prices, Pro: 44 })).toBe(44);
+    expect(await reads(definition, field, page, { ...page.prices, Starter: 15, Team: 90 })).toBe(49);
+    expect((await listPriceCandidates(t.db, { userId, sessionId: session.id })).find((c) => c.watched)?.label).toBe(
+      "Pro",
+    );
+    // Not another person's session, and not a price the sample does not have.
+    const stranger = (await t.db.user.create({ data: { name: "S", email: "s@example.test" } })).id;
+    await expect(listPriceCandidates(t.db, { userId: stranger, sessionId: session.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(choosePriceCandidate(t.db, { userId, sessionId: session.id, index: 99 })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 });

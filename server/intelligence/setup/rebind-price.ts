@@ -27,7 +27,7 @@ export function rebindPriceByWords(
 ): TRebound | null {
   if (candidates.length < 2 || text.length > 120 || !REBIND_ASK.test(text)) return null;
   const main = definition.fields.find(isPriceField);
-  const current = main ? candidates.find((c) => same(c.anchor.extractor, main.extractor)) : undefined;
+  const current = main ? watchedCandidate(main, candidates) : undefined;
   const ranked = rankCandidates(candidates, text);
   const top = ranked[0];
   if (!top) return null;
@@ -35,6 +35,26 @@ export function rebindPriceByWords(
   const tied = ranked.filter((r) => r.score === top.score).map((r) => r.candidate);
   const byCurrent = current ? rankCandidates(tied.length > 1 ? tied : [], current.label)[0] : undefined;
   const pick = byCurrent?.candidate ?? top.candidate;
+  return rebindPriceTo(definition, candidates, pick, matchedWords(top, text));
+}
+
+/** The candidate a field reads now (same extractor), if it reads one of them. */
+export function watchedCandidate(field: TField, candidates: readonly TPriceCandidate[]): TPriceCandidate | undefined {
+  return candidates.find((c) => same(c.anchor.extractor, field.extractor));
+}
+
+/**
+ * Points the draft's main price field (the first money or number field) at `pick`, keeping its rule; a draft without
+ * one gets a new first field. `named`: the person's words that chose it, for the reply. Pure.
+ */
+export function rebindPriceTo(
+  definition: TTrackerDefinition,
+  candidates: readonly TPriceCandidate[],
+  pick: TPriceCandidate,
+  named: readonly string[] = [],
+): TRebound {
+  const main = definition.fields.find(isPriceField);
+  const current = main ? watchedCandidate(main, candidates) : undefined;
   if (main && same(pick.anchor.extractor, main.extractor)) {
     return {
       definition,
@@ -57,11 +77,10 @@ export function rebindPriceByWords(
   if (main) delete materiality[main.name];
   materiality[name] = rule ?? { kind: "numeric", relative: 0.01 };
   const fields = main ? definition.fields.map((f) => (f === main ? field : f)) : [field, ...definition.fields];
-  const words = matchedWords(top, text);
   return {
     definition: { ...definition, fields, materiality },
     said: [
-      `Now ${name} watches ${pick.label || "that price"}: ${pick.where}; it reads ${pick.text} on the sample${words.length ? ` (you named ${words.map((w) => `“${w}”`).join(" and ")})` : ""}.`,
+      `Now ${name} watches ${pick.label || "that price"}: ${pick.where}; it reads ${pick.text} on the sample${named.length ? ` (you named ${named.map((w) => `“${w}”`).join(" and ")})` : ""}.`,
       ...(main
         ? [`It replaces ${main.name}${current ? ` (${current.label}, ${current.text})` : ""}, with the same rule.`]
         : []),
