@@ -1,14 +1,14 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import type { TSavedDraft } from "./setup-view";
 
 type TProps = {
   sessionId: string;
-  /** The saved draft's version: a new draft (a chat edit, a card edit) may watch another price, so ask again. */
-  version: number;
+  /** The saved draft's definition: another one (a chat edit, a card edit) may watch another price, so ask again. */
+  definition: unknown;
   /** Off while a turn runs or after locking. */
   editable: boolean;
   /** The draft after a pick, and what the pick did in words. */
@@ -21,32 +21,48 @@ type TProps = {
  * its value on the sample and where it sits in words; the one the draft's main price field watches is checked.
  * Choosing another rebinds that field through its checked anchor (setup.choosePrice), as naming it in chat does.
  */
-export function PriceCandidates({ sessionId, version, editable, onChosen }: TProps) {
+export function PriceCandidates({ sessionId, definition, editable, onChosen }: TProps) {
   const trpc = useTRPC();
   const groupId = useId();
   const [error, setError] = useState<string | null>(null);
   const listed = useQuery(trpc.setup.priceCandidates.queryOptions({ sessionId }));
   const { refetch } = listed;
-  // Another draft (a chat or card edit) may watch another price: ask again when its version changes.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the version is the trigger, not an input
+  // Another draft (a chat or card edit) may watch another price: ask again when the saved definition changes.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the definition is the trigger, not an input
   useEffect(() => {
     void refetch();
-  }, [version, refetch]);
+  }, [definition, refetch]);
   const choose = useMutation(trpc.setup.choosePrice.mutationOptions());
   const rows = listed.data ?? [];
-  if (rows.length < 2) return null;
 
+  // The radio the person moved to, shown checked at once; a move made while one is being saved waits its turn, so
+  // arrowing through the list saves the last one (and keeps focus: the group is never disabled under the keyboard).
+  const [chosen, setChosen] = useState<number | null>(null);
+  const running = useRef(false);
+  const queued = useRef<number | null>(null);
   const pick = async (index: number) => {
+    setChosen(index);
     setError(null);
+    queued.current = index;
+    if (running.current) return;
+    running.current = true;
     try {
-      const result = await choose.mutateAsync({ sessionId, index });
-      onChosen(result.draft, result.said.join(" "));
-      await listed.refetch();
+      while (queued.current !== null) {
+        const next = queued.current;
+        queued.current = null;
+        const result = await choose.mutateAsync({ sessionId, index: next });
+        onChosen(result.draft, result.said.join(" "));
+      }
+      await refetch();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      running.current = false;
+      setChosen(null);
     }
   };
 
+  if (rows.length < 2) return null;
   return (
     <section
       aria-labelledby={`${groupId}-title`}
@@ -59,7 +75,7 @@ export function PriceCandidates({ sessionId, version, editable, onChosen }: TPro
       <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">
         The draft watches the checked one. Pick another to watch it instead.
       </p>
-      <fieldset className="mt-3" disabled={!editable || choose.isPending} aria-describedby={`${groupId}-status`}>
+      <fieldset className="mt-3" disabled={!editable} aria-describedby={`${groupId}-status`}>
         <legend className="sr-only">The price to watch</legend>
         <ul className="flex flex-col gap-1">
           {rows.map((c) => (
@@ -69,7 +85,7 @@ export function PriceCandidates({ sessionId, version, editable, onChosen }: TPro
                   type="radio"
                   name={`${groupId}-price`}
                   value={c.index}
-                  checked={c.watched}
+                  checked={chosen === null ? c.watched : chosen === c.index}
                   onChange={() => void pick(c.index)}
                   className="mt-1 accent-amber-700"
                 />

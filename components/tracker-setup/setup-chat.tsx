@@ -309,7 +309,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
         {savedDraft && session.current.id ? (
           <PriceCandidates
             sessionId={session.current.id}
-            version={savedDraft.version}
+            definition={savedDraft.definition}
             editable={!busy && !locked}
             onChosen={(draft, said) => {
               setSavedDraft(draft);
