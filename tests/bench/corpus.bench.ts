@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { closePageWorkers, detectPrices } from "@/server/capabilities";
 import { parseNumberText } from "@/server/intelligence/fill";
+import { scoreArticleVariants } from "../fixtures/corpus/evaluate-article-variants";
 import { scoreCorpus } from "../fixtures/corpus/evaluate-corpus";
 import { drafterLines, scoreDrafter } from "../fixtures/corpus/evaluate-drafter";
 import { planLines, scorePlans } from "../fixtures/corpus/evaluate-plans";
@@ -51,6 +52,12 @@ async function runCorpusBench(_args: unknown, out: (line: string) => void): Prom
   try {
     for (const l of drafterLines(await scoreDrafter())) out(l);
     for (const l of planLines(await scorePlans())) out(l);
+    const articles = await scoreArticleVariants();
+    out(`article variants: ${articles.pages} articles (tests/fixtures/corpus/pages/article-variants.ts)`);
+    out(line("drafted as an article", articles.readAsArticle, articles.pages));
+    out(line("quiet variants: record unchanged", articles.quiet.unchangedRecord, articles.quiet.of));
+    out(line("quiet variants: page hash unchanged", articles.quiet.unchangedHash, articles.quiet.of));
+    out(line("body edits recorded", articles.bodyEdits.recorded, articles.bodyEdits.of));
   } finally {
     await closePageWorkers();
   }
