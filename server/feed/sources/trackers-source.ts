@@ -238,37 +238,14 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
 /** A tracker whose refreshes keep failing: one calm line with the reason and a link (not an alarm). */
 export function failingItem(t: TFailingCardRow): TFeedItem {
   const reason = t.lastError?.trim() || "no reason was recorded";
-  // Its content key (card-memo.ts): every value it is built from (the reason as shown).
-  const key = cardKey("tracker-failing", [t.id, t.decision, reason, t.consecutiveFailures, t.updatedAt.getTime()]);
-  return keyCard(
-    {
-      id: `failing:${t.id}`,
-      sourceId: "trackers",
-      type: "tracker-failing",
-      timestamp: t.updatedAt,
-      data: { trackerId: t.id, decision: t.decision, failures: t.consecutiveFailures },
-      signals: { urgency: 0.6, timeRelevance: "ambient" },
-      ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-        {
-          key: "line",
-          type: "Text",
-          props: {
-            text: `“${t.decision}” could not be checked ${t.consecutiveFailures} times in a row: ${reason}`.slice(
-              0,
-              2000,
-            ),
-            tone: "muted",
-          },
-        },
-        {
-          key: "link",
-          type: "Link",
-          props: { href: `/trackers/${t.id}`, label: `Open “${t.decision}”`.slice(0, 200) },
-        },
-      ]),
-    },
-    key,
-  );
+  return trackerLineItem(t, {
+    kind: "failing",
+    type: "tracker-failing",
+    // Its content key (card-memo.ts): every value it is built from (the reason as shown).
+    keyParts: [reason, t.consecutiveFailures],
+    data: { failures: t.consecutiveFailures },
+    text: `“${t.decision}” could not be checked ${t.consecutiveFailures} times in a row: ${reason}`,
+  });
 }
 
 /**
@@ -276,27 +253,31 @@ export function failingItem(t: TFailingCardRow): TFeedItem {
  * what to do, linking to its page — like a failing tracker's, in its own type.
  */
 export function attentionItem(t: TFailingCardRow & { attentionReason: string }): TFeedItem {
-  const key = cardKey("tracker-needs-attention", [t.id, t.decision, t.attentionReason, t.updatedAt.getTime()]);
+  return trackerLineItem(t, {
+    kind: "attention",
+    type: "tracker-needs-attention",
+    keyParts: [t.attentionReason],
+    data: { reason: t.attentionReason },
+    text: `“${t.decision}” needs attention: ${t.attentionReason}. Edit the tracker to point the field at the right element again.`,
+  });
+}
+
+/** One muted line about a tracker and a link to its page: the shape of the failing and needs-attention items. */
+function trackerLineItem(
+  t: TFailingCardRow,
+  item: { kind: string; type: string; keyParts: (string | number)[]; data: Record<string, unknown>; text: string },
+): TFeedItem {
+  const key = cardKey(item.type, [t.id, t.decision, ...item.keyParts, t.updatedAt.getTime()]);
   return keyCard(
     {
-      id: `attention:${t.id}`,
+      id: `${item.kind}:${t.id}`,
       sourceId: "trackers",
-      type: "tracker-needs-attention",
+      type: item.type,
       timestamp: t.updatedAt,
-      data: { trackerId: t.id, decision: t.decision, reason: t.attentionReason },
+      data: { trackerId: t.id, decision: t.decision, ...item.data },
       signals: { urgency: 0.6, timeRelevance: "ambient" },
       ui: buildSpec("Stack", { direction: "vertical", gap: "sm" }, [
-        {
-          key: "line",
-          type: "Text",
-          props: {
-            text: `“${t.decision}” needs attention: ${t.attentionReason}. Edit the tracker to point the field at the right element again.`.slice(
-              0,
-              2000,
-            ),
-            tone: "muted",
-          },
-        },
+        { key: "line", type: "Text", props: { text: item.text.slice(0, 2000), tone: "muted" } },
         {
           key: "link",
           type: "Link",
