@@ -134,6 +134,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.applyContextFiles": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.priceCandidates": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.choosePrice": { kind: "owned", input: () => ({ sessionId: mine.sessionId, index: 0 }) },
+  "setup.setReadMode": { kind: "owned", input: () => ({ sessionId: mine.sessionId, render: "never" }) },
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },
   "system.details": { kind: "own-scope" },
