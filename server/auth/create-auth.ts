@@ -1,8 +1,10 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { isAPIError } from "better-auth/api";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/contracts/account";
 import type { TDb } from "../db";
 import { getEnv, type TEnv } from "../env";
+import { describeError } from "../errors";
 import { logger } from "../logger";
 import { accountsPlugin } from "./accounts-plugin";
 import { resolveAuthSecret } from "./auth-secret";
@@ -93,6 +95,14 @@ export function createAuth(db: TDb, config: TAuthConfig) {
     // would hand every session's token to the page's scripts.
     disabledPaths: ["/list-sessions"],
     telemetry: { enabled: false },
+    // A refused request (a wrong password, a throttled sign-in, bad input) is the answer, not a failure: left to
+    // itself better-auth prints each one as an ERROR line outside the app's logger. Server errors are still logged.
+    onAPIError: {
+      onError: (error) => {
+        if (isAPIError(error) && error.statusCode < 500) return;
+        logger.error("auth: request failed", { error: describeError(error) });
+      },
+    },
     logger: {
       level: "warn",
       log: (level, message) => {
