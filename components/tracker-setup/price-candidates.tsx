@@ -47,13 +47,14 @@ export function PriceCandidates({ sessionId, definition, editable, onChosen }: T
     if (running.current) return;
     running.current = true;
     try {
+      // A move made while the list is re-read is taken too: the loop looks again after each read.
       while (queued.current !== null) {
         const next = queued.current;
         queued.current = null;
         const result = await choose.mutateAsync({ sessionId, index: next });
         onChosen(result.draft, result.said.join(" "));
+        if (queued.current === null) await refetch();
       }
-      await refetch();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
