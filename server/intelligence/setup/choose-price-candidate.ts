@@ -1,14 +1,11 @@
 import type { TPriceCandidateView } from "@/contracts/setup-price-candidates";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
-import type { TField } from "../definition";
 import type { TPriceCandidate } from "./price-candidates";
 import { parsePageReading } from "./read-page-for-draft";
-import { rebindPriceTo, watchedCandidate } from "./rebind-price";
+import { mainPriceField, rebindPriceTo, watchedCandidate } from "./rebind-price";
 import { saveSetupDraft, type TSavedSetupDraft } from "./save-setup-draft";
 import { getSetupState } from "./session";
-
-const isPriceField = (f: TField) => f.type === "money" || f.type === "number";
 
 /** The sample's price candidates (kept with its page reading) and the draft they are compared with. */
 async function candidatesOf(db: TDb, input: { userId: string; sessionId: string }) {
@@ -38,7 +35,7 @@ export async function listPriceCandidates(
 ): Promise<TPriceCandidateView[]> {
   const { state, candidates } = await candidatesOf(db, input);
   if (candidates.length < 2) return [];
-  const main = state.draft?.definition.fields.find(isPriceField);
+  const main = state.draft ? mainPriceField(state.draft.definition) : undefined;
   return toView(candidates, main ? watchedCandidate(main, candidates) : undefined);
 }
 

@@ -17,7 +17,9 @@ const REBIND_ASK =
 
 export type TRebound = { definition: TTrackerDefinition; said: string[] };
 
-const isPriceField = (f: TField) => f.type === "money" || f.type === "number";
+/** The draft's main price field: its first money or number field (the one the drafter anchors to the named price). */
+export const mainPriceField = (definition: TTrackerDefinition): TField | undefined =>
+  definition.fields.find((f) => f.type === "money" || f.type === "number");
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export function rebindPriceByWords(
@@ -26,7 +28,7 @@ export function rebindPriceByWords(
   text: string,
 ): TRebound | null {
   if (candidates.length < 2 || text.length > 120 || !REBIND_ASK.test(text)) return null;
-  const main = definition.fields.find(isPriceField);
+  const main = mainPriceField(definition);
   const current = main ? watchedCandidate(main, candidates) : undefined;
   const ranked = rankCandidates(candidates, text);
   const top = ranked[0];
@@ -53,7 +55,7 @@ export function rebindPriceTo(
   pick: TPriceCandidate,
   named: readonly string[] = [],
 ): TRebound {
-  const main = definition.fields.find(isPriceField);
+  const main = mainPriceField(definition);
   const current = main ? watchedCandidate(main, candidates) : undefined;
   if (main && same(pick.anchor.extractor, main.extractor)) {
     return {
