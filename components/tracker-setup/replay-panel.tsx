@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { TimelineEntry } from "@/components/timeline/timeline-entry";
-import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
+import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import { REPLAY_MAX_MODEL_BUDGET, type TReplayEntry, type TReplayResult } from "@/contracts/replay";
 import {
   countsSentence,
@@ -18,8 +18,6 @@ import {
 } from "./replay-view";
 import { useReplayStream } from "./use-replay-stream";
 
-const focusRing =
-  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-stone-900 dark:focus-visible:outline-stone-100 disabled:opacity-60";
 const inputClass =
   "rounded-md border border-stone-300 bg-transparent px-2 py-1.5 text-sm dark:border-stone-700 dark:[color-scheme:dark]";
 

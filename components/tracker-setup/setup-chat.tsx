@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
-import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
+import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import {
   MAX_SETUP_MESSAGE_CHARS,
   messageText,
@@ -15,6 +15,7 @@ import {
 import type { TSetupState } from "@/server/intelligence/setup/session";
 import { ChatBubbles } from "./chat-bubbles";
 import { DraftCard } from "./draft-card";
+import { PageView } from "./page-view";
 import { PriceCandidates } from "./price-candidates";
 import { ReplayPanel } from "./replay-panel";
 import { SetupContextFiles } from "./setup-context-files";
@@ -35,8 +36,6 @@ import type { TSetupUIMessage } from "./types";
 import { usePendingReply } from "./use-pending-reply";
 
 /** A visible keyboard focus on the chat's two actions (the shared button styles have none). */
-const focusRing =
-  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-stone-900 dark:focus-visible:outline-stone-100 disabled:opacity-60";
 
 type TProps = {
   /** The stored conversation to resume (from ?session=… or the edit page), or null for a new one. */
@@ -44,6 +43,8 @@ type TProps = {
   aiOn: boolean;
   /** Shown above the chat, e.g. why a linked conversation is gone. */
   notice?: string | null;
+  /** Opened to fix a field that stopped reading: the page view reads the page again at once. */
+  fixOnPage?: boolean;
 };
 
 /**
@@ -52,7 +53,7 @@ type TProps = {
  * part of the reply while it streams, else the saved draft (also changed by direct edits). Nothing is
  * replaced by a reload of server state mid-conversation, so nothing on screen blinks between turns.
  */
-export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProps) {
+export function SetupChat({ initial, aiOn, notice: initialNotice = null, fixOnPage = false }: TProps) {
   const trpc = useTRPC();
   const router = useRouter();
   const [input, setInput] = useState("");
@@ -71,6 +72,8 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
   const lock = useMutation(trpc.setup.lock.mutationOptions());
   const applyContextFiles = useMutation(trpc.setup.applyContextFiles.mutationOptions());
   const setReadMode = useMutation(trpc.setup.setReadMode.mutationOptions());
+  /** Bumped when the sample is read again another way, so the page view asks for the new page. */
+  const [readCount, setReadCount] = useState(0);
 
   // The conversation is created on the first send (once, even if sends race) and kept addressable.
   const session = useRef<{ id: string | null; starting?: Promise<string> }>({ id: initial?.sessionId ?? null });
@@ -177,6 +180,7 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
     if (!session.current.id) throw new Error("There is no conversation to change yet.");
     const result = await setReadMode.mutateAsync({ sessionId: session.current.id, render });
     if (result.draft) setSavedDraft(result.draft);
+    setReadCount((n) => n + 1);
     setNotice({ tone: "info", text: result.said.join(" ") });
   };
 
@@ -330,6 +334,22 @@ export function SetupChat({ initial, aiOn, notice: initialNotice = null }: TProp
         ) : null}
         {!locked ? <SetupContextFiles trackerId={trackerId} busy={busy} onAttached={onFilesAttached} /> : null}
       </div>
+      {/* The page with what is watched on it: web pages only, across the whole width (a page needs room). */}
+      {savedDraft && session.current.id && savedDraft.view.readMode ? (
+        <div className="lg:col-span-5">
+          <PageView
+            sessionId={session.current.id}
+            definition={savedDraft.definition}
+            sampleKey={readCount}
+            editable={!busy && !locked}
+            rereadOnOpen={fixOnPage}
+            onChosen={(draft, said) => {
+              setSavedDraft(draft);
+              setNotice({ tone: "info", text: said });
+            }}
+          />
+        </div>
+      ) : null}
       {/* Revising a locked tracker: replay the draft over the stored history. Below the card, across the whole
           width on a wide screen, so the two timelines have room side by side. */}
       {savedDraft?.trackerId && editedFrom !== null && !locked ? (

@@ -4,10 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
-import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
-
-const focusRing =
-  "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-stone-900 dark:focus-visible:outline-stone-100 disabled:opacity-60";
+import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 
 /**
  * "Lock with history" (issue 18): just after vN+1 was locked from the edit page, an explicit, optional offer to

@@ -127,10 +127,15 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
             </p>
             <p>
               The page still loads, but this field no longer finds its value, so changes to it go unrecorded.{" "}
-              <Link href={`/trackers/${tracker.id}/edit`} className="font-medium underline underline-offset-2">
-                Edit the tracker
-              </Link>{" "}
-              to point the field at the right element again; recording then continues on the same timeline.
+              <Link
+                href={`/trackers/${tracker.id}/edit?fix=page`}
+                className="font-medium underline underline-offset-2"
+                data-testid="fix-on-page"
+              >
+                Fix it on the page
+              </Link>
+              : the page is read again and shown beside how it was, and you point at the value where it is now;
+              recording then continues on the same timeline.
             </p>
           </div>
         ) : null}

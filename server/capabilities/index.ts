@@ -32,6 +32,7 @@ export {
   ZWebScrapeInputSchema,
   ZWebScrapeOutputSchema,
 } from "./web-scrape";
+export type { TAnchoredElement, TElementAnchor } from "./web-scrape/anchor-element";
 export { findAvailabilityPhrase, normaliseAvailability, type TAvailability } from "./web-scrape/availability";
 export { cleanUrl, isSessionParam, isTrackingParam } from "./web-scrape/clean-url";
 export { cssQueryKey, isValidCssSelector, type TCssAnswer, type TCssQuery } from "./web-scrape/css-query";
@@ -47,11 +48,14 @@ export { documentFormatOfHash, hashStructuredDocument } from "./web-scrape/hash-
 export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
 export { looksLikeShell, type TShellVerdict } from "./web-scrape/looks-like-shell";
 export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
+export { ELEMENT_NUMBER, SNAPSHOT_MAX_CHARS, type TPageSnapshot } from "./web-scrape/page-snapshot";
 export {
+  anchorElementInWorker,
   answerCssInWorker,
   closePageWorkers,
   encodeJsonOffThread,
   readPageInWorker,
+  snapshotPageInWorker,
 } from "./web-scrape/page-worker-pool";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZPageViewRequestSchema, ZPointAtElementRequestSchema } from "@/contracts/setup-page-view";
 import { ZChoosePriceRequestSchema } from "@/contracts/setup-price-candidates";
 import { getAiStatus } from "@/server/ai";
 import { capabilityConfigFromEnv } from "@/server/capabilities";
@@ -6,11 +7,14 @@ import {
   applyContextFilesToDraft,
   choosePriceCandidate,
   createSetupSession,
+  getPageView,
   getSetupState,
   listOpenSetupSessions,
   listPriceCandidates,
   lockSetup,
   openEditSession,
+  pointAtElement,
+  rereadSetupPage,
   saveSetupDraft,
   setSetupReadMode,
   ZSetReadModeInput,
@@ -49,6 +53,24 @@ export const setupRouter = createTRPCRouter({
   choosePrice: protectedProcedure
     .input(ZChoosePriceRequestSchema)
     .mutation(({ ctx, input }) => choosePriceCandidate(ctx.db, { userId: ctx.user.id, ...input })),
+  /** The page view: the sample page made inert, with what each field reads on it (docs/page-view.md). */
+  pageView: protectedProcedure
+    .input(ZPageViewRequestSchema)
+    .query(({ ctx, input }) =>
+      getPageView(ctx.db, { userId: ctx.user.id, ...input, config: capabilityConfigFromEnv() }),
+    ),
+  /** The person pointed at an element of the page view: a field (existing or new) reads it now. */
+  pointAt: protectedProcedure
+    .input(ZPointAtElementRequestSchema)
+    .mutation(({ ctx, input }) =>
+      pointAtElement(ctx.db, { userId: ctx.user.id, ...input, config: capabilityConfigFromEnv() }),
+    ),
+  /** "Read the page again": a fresh sample for the page view; the page before stays as "earlier". */
+  rereadPage: protectedProcedure
+    .input(ZSessionInput)
+    .mutation(({ ctx, input }) =>
+      rereadSetupPage(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId, config: capabilityConfigFromEnv() }),
+    ),
   /** The card's read-mode switch: re-reads the sample with that `render` mode (and redrafts a new setup). */
   setReadMode: protectedProcedure.input(ZSessionInput.extend(ZSetReadModeInput.shape)).mutation(({ ctx, input }) =>
     setSetupReadMode(ctx.db, {

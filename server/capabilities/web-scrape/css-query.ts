@@ -63,6 +63,18 @@ const adapter: TAdapter = {
  * what `[class*="price" i], [id*="price" i]` means to ask, without taking `id="precontent"` for `preco`.
  */
 const pseudos: NonNullable<Options<THtmlNode, THtmlElement>["pseudos"]> = {
+  /**
+   * `:text-is("Pro")`: the element's whole text, whitespace collapsed, is exactly that — so a heading "Pro" does
+   * not also name "Pro Plus" (`:contains` is a substring test). Used by the anchors of docs/page-view.md.
+   */
+  "text-is": (el, argument) => {
+    const want = (argument ?? "").replace(/^(["'])([\s\S]*)\1$/, "$2").replace(/\\(.)/g, "$1");
+    return (
+      textOf(el, want.length + 200)
+        .replace(/\s+/g, " ")
+        .trim() === want
+    );
+  },
   "name-token": (el, argument) => {
     const words = wordsOf(argument);
     const names = [getAttr(el, "class"), getAttr(el, "id")].filter((n): n is string => !!n);
@@ -80,6 +92,23 @@ export function isValidCssSelector(selector: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The elements `selector` matches, in document order, at most `limit`; null when it does not compile. */
+export function selectElements(tree: THtmlTree, selector: string, limit = MAX_CSS_MATCHES): THtmlElement[] | null {
+  let test: (el: THtmlElement) => boolean;
+  try {
+    test = compile(selector, options) as (el: THtmlElement) => boolean;
+  } catch {
+    return null;
+  }
+  const out: THtmlElement[] = [];
+  for (const el of tree.elements) {
+    if (!test(el)) continue;
+    out.push(el);
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 function read(el: THtmlElement, attribute: string | undefined): string | null {

@@ -1,4 +1,6 @@
 import { encodeJsonSync, type TEncodedJson } from "../../lib/encode-json";
+import { anchorElement, type TAnchoredElement } from "./anchor-element";
+import { snapshotPage, type TPageSnapshot } from "./page-snapshot";
 import { type TPageResult, type TPageTask, understandPage } from "./understand-page";
 
 /**
@@ -11,14 +13,24 @@ export type TEncodeJsonTask = {
   /** For messages: what is encoded ("a capture"). */
   label: string;
 };
-export type TWorkerTask = TPageTask | TEncodeJsonTask;
-export type TWorkerResult = TPageResult | TEncodedJson;
+/** The sample page made inert and numbered for the page view (page-snapshot.ts). */
+export type TSnapshotTask = { kind: "snapshot"; html: string; maxChars?: number };
+/** The anchors of the element a person pointed at in the page view (anchor-element.ts). */
+export type TAnchorElementTask = { kind: "anchor-element"; html: string; element: number };
+export type TWorkerTask = TPageTask | TEncodeJsonTask | TSnapshotTask | TAnchorElementTask;
+export type TWorkerResult = TPageResult | TEncodedJson | TPageSnapshot | TAnchoredElement;
 
 export function runPageTask(task: TWorkerTask): TWorkerResult {
-  return task.kind === "encode-json" ? encodeJsonSync(task.value) : understandPage(task);
+  if (task.kind === "encode-json") return encodeJsonSync(task.value);
+  if (task.kind === "snapshot") return snapshotPage(task.html, task.maxChars);
+  if (task.kind === "anchor-element") return anchorElement(task.html, task.element);
+  return understandPage(task);
 }
 
 /** A task's name in messages ("Reading https://…", "Encoding a capture…"). */
 export function describeTask(task: TWorkerTask): string {
-  return task.kind === "encode-json" ? `Encoding ${task.label}` : `Reading ${task.finalUrl}`;
+  if (task.kind === "encode-json") return `Encoding ${task.label}`;
+  if (task.kind === "snapshot") return "Keeping the sample page for the page view";
+  if (task.kind === "anchor-element") return "Anchoring the element you pointed at";
+  return `Reading ${task.finalUrl}`;
 }

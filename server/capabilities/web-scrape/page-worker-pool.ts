@@ -3,8 +3,10 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { encodeJson, type TEncodedJson } from "../../lib/encode-json";
 import { CapabilityFailure } from "../envelope";
+import type { TAnchoredElement } from "./anchor-element";
 import type { TCssAnswer, TCssQuery } from "./css-query";
 import type { TPageLimits } from "./page-limits";
+import type { TPageSnapshot } from "./page-snapshot";
 import { describeTask, type TWorkerResult, type TWorkerTask } from "./page-tasks";
 import type { TPageResult, TPageTask } from "./understand-page";
 
@@ -221,6 +223,28 @@ export async function encodeJsonOffThread(value: unknown, label: string): Promis
   } catch {
     return encodeJson(value);
   }
+}
+
+function runInPool(task: TWorkerTask, limits: TPageLimits): Promise<TWorkerResult> {
+  if (!pool) {
+    pool = new PageWorkerPool(limits);
+    poolLimits = limits;
+  }
+  return pool.run(task, limits.timeoutMs);
+}
+
+/** The inert, numbered copy of a sample page for the page view (page-snapshot.ts), made in the pool. */
+export async function snapshotPageInWorker(html: string, limits: TPageLimits): Promise<TPageSnapshot> {
+  return (await runInPool({ kind: "snapshot", html }, limits)) as TPageSnapshot;
+}
+
+/** The anchors of a snapshot's element (anchor-element.ts), found in the pool. */
+export async function anchorElementInWorker(
+  html: string,
+  element: number,
+  limits: TPageLimits,
+): Promise<TAnchoredElement> {
+  return (await runInPool({ kind: "anchor-element", html, element }, limits)) as TAnchoredElement;
 }
 
 /** Stops the pool's workers; the next page starts a fresh pool. */

@@ -2,7 +2,9 @@ import {
   assertPublicTarget,
   executeCapability,
   parseCapabilityInput,
+  snapshotPageInWorker,
   type TCapabilityConfig,
+  type TPageSnapshot,
   type TWebScrapeOutput,
 } from "../../capabilities";
 import type { TDb } from "../../db";
@@ -11,6 +13,7 @@ import { createTracker } from "../tracker-store";
 import { detectScriptContent } from "./detect-script-content";
 import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
+import { clearSetupPage, saveSetupPage } from "./setup-page-store";
 import { trackerTitle } from "./tracker-title";
 
 /**
@@ -30,7 +33,29 @@ export type TSetupSample = {
   scriptContent?: { reasons: string[]; rendered: boolean; failed?: string };
 };
 
+/** The sample page made inert for the page view (page-snapshot.ts), with the address it was read from. */
+export type TSamplePage = TPageSnapshot & { url: string };
+
+export type TReadSample = { ok: true; sample: TSetupSample; page: TSamplePage | null } | { ok: false; message: string };
+
 export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
+
+/**
+ * Keeps a sample with the session: its results and reading, and its page for the page view. `keepEarlier`: the page
+ * read before stays beside it (a re-read shows where a field used to be).
+ */
+export async function keepSample(
+  db: TDb,
+  input: { userId: string; sessionId: string; keepEarlier?: boolean },
+  read: { sample: TSetupSample; page: TSamplePage | null },
+): Promise<void> {
+  const owner = { userId: input.userId, sessionId: input.sessionId };
+  await saveSetupSample(db, { ...owner, sample: read.sample });
+  if (read.page) {
+    const { url, ...snapshot } = read.page;
+    await saveSetupPage(db, { ...owner, url, snapshot, keepEarlier: input.keepEarlier ?? false });
+  } else await clearSetupPage(db, owner);
+}
 
 /**
  * Binding = the target check, one real capability call, then the draft tracker. The tracker is created only
@@ -87,7 +112,7 @@ export async function bindAndSample(
     capabilityInput: parsedInput,
   });
   await linkSetupTracker(db, { userId: input.userId, sessionId: input.sessionId, trackerId: tracker.id });
-  await saveSetupSample(db, { userId: input.userId, sessionId: input.sessionId, sample });
+  await keepSample(db, { userId: input.userId, sessionId: input.sessionId }, read);
   return { ok: true, trackerId: tracker.id, sample };
 }
 
@@ -116,7 +141,7 @@ export async function readSample(input: {
   label: string;
   config: TCapabilityConfig;
   signal?: AbortSignal | undefined;
-}): Promise<{ ok: true; sample: TSetupSample } | { ok: false; message: string }> {
+}): Promise<TReadSample> {
   let parsedInput = input.input;
   const call = (capabilityInput: unknown) =>
     executeCapability(input.capability, capabilityInput, { config: input.config, signal: input.signal });
@@ -152,6 +177,7 @@ export async function readSample(input: {
     parsedInput = { ...parsedInput, autoRender: true };
   const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
   if (scriptContent) sample.scriptContent = scriptContent;
+  let page: TSamplePage | null = null;
   if (input.capability === "web.scrape" && results.document) {
     // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
     sample.reading = await readPageForDraft(
@@ -159,6 +185,22 @@ export async function readSample(input: {
       typeof html === "string" ? html : undefined,
       input.config.fetch.page,
     );
+    if (typeof html === "string" && html) page = await samplePage(html, results, input.config);
   }
-  return { ok: true, sample };
+  return { ok: true, sample, page };
+}
+
+/** The page view's copy of the sample (docs/page-view.md); a page the worker cannot copy simply has no view. */
+async function samplePage(
+  html: string,
+  results: Record<string, unknown>,
+  config: TCapabilityConfig,
+): Promise<TSamplePage | null> {
+  const url =
+    typeof results.finalUrl === "string" ? results.finalUrl : typeof results.url === "string" ? results.url : "";
+  try {
+    return { url, ...(await snapshotPageInWorker(html, config.fetch.page)) };
+  } catch {
+    return null;
+  }
 }

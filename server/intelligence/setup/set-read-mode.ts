@@ -4,12 +4,12 @@ import { parseCapabilityInput, type TCapabilityConfig, ZRenderModeSchema } from 
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import { getTracker, updateCapabilityInput } from "../tracker-store";
-import { readSample } from "./bind-and-sample";
+import { keepSample, readSample } from "./bind-and-sample";
 import { scriptContentNote } from "./detect-script-content";
 import { draftWithNotes } from "./fallback";
 import { lockedSampleNote, READ_MODE_TEXT } from "./read-mode";
 import { saveSetupDraft, type TSavedSetupDraft } from "./save-setup-draft";
-import { getSetupState, saveSetupSample } from "./session";
+import { getSetupState } from "./session";
 import { appendSetupMessages } from "./setup-messages";
 
 export const ZSetReadModeInput = z.object({ render: ZRenderModeSchema });
@@ -43,7 +43,7 @@ export async function setSetupReadMode(
   if (!read.ok) throw new AppError("PRECONDITION_FAILED", `${read.message} The read mode was not changed.`);
   const { sample } = read;
   await updateCapabilityInput(db, { trackerId: tracker.id, capabilityInput: sample.input });
-  await saveSetupSample(db, { userId: input.userId, sessionId: input.sessionId, sample });
+  await keepSample(db, { userId: input.userId, sessionId: input.sessionId }, read);
 
   const said = [`Now read ${READ_MODE_TEXT[input.render].short}; I read the sample again that way.`];
   if (sample.scriptContent) said.push(scriptContentNote(sample.scriptContent, !!input.config.fetch.browser));

@@ -9,8 +9,16 @@ import { getQueryClient, getServerCaller, trpc } from "@/server/api/rsc";
 export const metadata: Metadata = { title: "Edit definition" };
 
 /** Reopens the tracker's setup chat with a draft of the next version (a copy of the one in force). */
-export default async function EditDefinitionPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function EditDefinitionPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ fix?: string | string[] }>;
+}) {
   const { id } = await params;
+  // From a tracker that needs attention: the page view reads the page again and shows where the field was.
+  const fixOnPage = (await searchParams).fix === "page";
   const caller = await getServerCaller();
   // A missing tracker, or another person's, is the not-found page (the same answer for both), not an error page.
   const opened = await caller.setup.openEdit({ trackerId: id }).catch((error: unknown) => {
@@ -26,7 +34,7 @@ export default async function EditDefinitionPage({ params }: { params: Promise<{
         title="Edit definition"
         description="Locking creates a new version; earlier versions stay readable and changes keep the version they were judged under."
       />
-      <SetupChat key={sessionId} initial={initial} aiOn={status.ai.mode !== "rules"} />
+      <SetupChat key={sessionId} initial={initial} aiOn={status.ai.mode !== "rules"} fixOnPage={fixOnPage} />
     </>
   );
 }

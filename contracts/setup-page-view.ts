@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/**
+ * The page view of a setup (docs/page-view.md): the sample page made inert, with what each field of the draft
+ * reads on it and the prices the draft passed over, each pointing at the page's elements by their number
+ * (`data-bw-n`). Pointing at an element binds it to a field. Client-safe.
+ */
+
+export const ZPageViewFieldSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  /** What the field reads on this page, as text; null when it reads nothing here. */
+  reads: z.string().nullable(),
+  /** Where it reads, in words ("the price under the heading “Pro”", "CSS p.price"). */
+  where: z.string(),
+  /** The elements it reads (outlined and labelled); empty when it reads structured data or nothing. */
+  elements: z.array(z.number().int()),
+});
+
+export const ZPageViewCandidateSchema = z.object({
+  /** Its place in the sample's price list (what `setup.choosePrice` takes). */
+  index: z.number().int(),
+  label: z.string(),
+  text: z.string(),
+  where: z.string(),
+  /** The draft's main price field reads this one. */
+  watched: z.boolean(),
+  elements: z.array(z.number().int()),
+});
+
+export const ZPageViewSchema = z.object({
+  /** The page shown: as read last, or as it was before the last re-read. */
+  which: z.enum(["current", "earlier"]),
+  url: z.string(),
+  readAt: z.string(),
+  /** The page did not fit and its end is missing. */
+  truncated: z.boolean(),
+  /** A page read before the last re-read exists (where a field used to be). */
+  hasEarlier: z.boolean(),
+  /** Inert HTML: no scripts, no addresses that load anything; every element numbered. */
+  html: z.string(),
+  fields: z.array(ZPageViewFieldSchema),
+  candidates: z.array(ZPageViewCandidateSchema),
+});
+export type TPageView = z.infer<typeof ZPageViewSchema>;
+export type TPageViewField = z.infer<typeof ZPageViewFieldSchema>;
+
+export const ZPageViewRequestSchema = z.object({
+  sessionId: z.string().min(1).max(100),
+  which: z.enum(["current", "earlier"]).default("current"),
+});
+
+export const ZPointAtElementRequestSchema = z.object({
+  sessionId: z.string().min(1).max(100),
+  /** The element's number in the page view. */
+  element: z.number().int().min(0).max(10_000_000),
+  /** The field it becomes: an existing field's name, or null for a new field. */
+  field: z.string().min(1).max(48).nullable(),
+});
+
+/** The element attribute that numbers the page view's elements. */
+export const PAGE_ELEMENT_ATTRIBUTE = "data-bw-n";
