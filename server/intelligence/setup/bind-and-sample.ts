@@ -46,14 +46,20 @@ export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } 
  */
 export async function keepSample(
   db: TDb,
-  input: { userId: string; sessionId: string; keepEarlier?: boolean },
+  input: {
+    userId: string;
+    sessionId: string;
+    keepEarlier?: boolean;
+    earlier?: { html: string; readAt: Date } | null;
+  },
   read: { sample: TSetupSample; page: TSamplePage | null },
 ): Promise<void> {
   const owner = { userId: input.userId, sessionId: input.sessionId };
   await saveSetupSample(db, { ...owner, sample: read.sample });
   if (read.page) {
     const { url, ...snapshot } = read.page;
-    await saveSetupPage(db, { ...owner, url, snapshot, keepEarlier: input.keepEarlier ?? false });
+    const keep = { keepEarlier: input.keepEarlier ?? false, earlier: input.earlier ?? null };
+    await saveSetupPage(db, { ...owner, url, snapshot, ...keep });
   } else await clearSetupPage(db, owner);
 }
 
@@ -191,7 +197,7 @@ export async function readSample(input: {
 }
 
 /** The page view's copy of the sample (docs/page-view.md); a page the worker cannot copy simply has no view. */
-async function samplePage(
+export async function samplePage(
   html: string,
   results: Record<string, unknown>,
   config: TCapabilityConfig,

@@ -1,9 +1,12 @@
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
+import { lastRecordedCapture } from "../../timeline";
+import { ZCapturePayloadSchema } from "../replay/replay-basis";
 import { getTracker } from "../tracker-store";
-import { keepSample, readSample } from "./bind-and-sample";
+import { keepSample, readSample, samplePage } from "./bind-and-sample";
 import { getSetupState } from "./session";
+import { loadSetupPage } from "./setup-page-store";
 
 /**
  * "Read the page again" in the page view (docs/page-view.md): a fresh sample of the tracker's page, read as the
@@ -28,10 +31,26 @@ export async function rereadSetupPage(
     config: input.config,
   });
   if (!read.ok) throw new AppError("PRECONDITION_FAILED", `${read.message} The page view still shows the last read.`);
-  await keepSample(db, { userId: input.userId, sessionId: input.sessionId, keepEarlier: true }, read);
+  // A tracker made outside the chat has no page kept with its session: "Before" is the page of its last recorded change.
+  const earlier = (await loadSetupPage(db, input)) ? null : await lastRecordedPage(db, tracker.id, input.config);
+  await keepSample(db, { userId: input.userId, sessionId: input.sessionId, keepEarlier: true, earlier }, read);
   const draft = state.draft?.definition;
   const said = [`I read ${label} again.`];
   if (!read.page) said.push("It has no HTML to show, so the page view is empty.");
   if (draft) said.push("Fields that read nothing now are marked; point at the right element to fix one.");
   return { said };
+}
+
+/** The page as the tracker last recorded a change from it, made inert like a sample (null without a stored page). */
+async function lastRecordedPage(
+  db: TDb,
+  trackerId: string,
+  config: TCapabilityConfig,
+): Promise<{ html: string; readAt: Date } | null> {
+  const last = await lastRecordedCapture(db, { trackerId });
+  const parsed = ZCapturePayloadSchema.safeParse(last?.payload);
+  const html = parsed.success ? parsed.data.raw.html : undefined;
+  if (!last || !html) return null;
+  const page = await samplePage(html, {}, config);
+  return page ? { html: page.html, readAt: last.at } : null;
 }

@@ -22,13 +22,22 @@ export type TSetupPage = {
  */
 export async function saveSetupPage(
   db: TDb | TTx,
-  input: { userId: string; sessionId: string; url: string; snapshot: TPageSnapshot; keepEarlier?: boolean },
+  input: {
+    userId: string;
+    sessionId: string;
+    url: string;
+    snapshot: TPageSnapshot;
+    keepEarlier?: boolean;
+    /** With keepEarlier, when the session kept no page before: the page as it was (e.g. at the last recorded change). */
+    earlier?: { html: string; readAt: Date } | null;
+  },
 ): Promise<void> {
   const session = await getSetupSession(db, input);
   const data = { url: input.url, html: input.snapshot.html, truncated: input.snapshot.truncated, readAt: new Date() };
-  const before = input.keepEarlier
+  const kept = input.keepEarlier
     ? await db.setupPage.findUnique({ where: { sessionId: session.id }, select: { html: true, readAt: true } })
     : null;
+  const before = input.keepEarlier ? (kept ?? input.earlier ?? null) : null;
   const earlier = { earlierHtml: before?.html ?? null, earlierReadAt: before?.readAt ?? null };
   await db.setupPage.upsert({
     where: { sessionId: session.id },

@@ -104,3 +104,22 @@ export async function getCaptureStats(db: TDb | TTx, trackerId: string): Promise
   const agg = await db.capture.aggregate({ where: { trackerId }, _count: { _all: true }, _sum: { storedBytes: true } });
   return { captures: agg._count._all, bytes: agg._sum.storedBytes ?? 0 };
 }
+
+/**
+ * The capture of the tracker's last recorded change (its baseline at least): the page as it was when its fields
+ * last read (docs/page-view.md, "Before"). Null when nothing was recorded with a capture. Ownership is the caller's.
+ */
+export async function lastRecordedCapture(
+  db: TDb,
+  input: { trackerId: string },
+): Promise<{ payload: unknown; at: Date } | null> {
+  const change = await db.entityChange.findFirst({
+    where: { trackerId: input.trackerId, run: { captureId: { not: null } } },
+    orderBy: [{ capturedAt: "desc" }, { id: "desc" }],
+    select: { capturedAt: true, run: { select: { captureId: true } } },
+  });
+  const captureId = change?.run.captureId;
+  if (!change || !captureId) return null;
+  const payloads = await loadCapturePayloads(db, { trackerId: input.trackerId, captureIds: [captureId] });
+  return payloads.has(captureId) ? { payload: payloads.get(captureId), at: change.capturedAt } : null;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closePageWorkers } from "@/server/capabilities";
+import { getEnv } from "@/server/env";
+import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
+import { getPageView, lockSetup, openEditSession, pointAtElement, rereadSetupPage } from "@/server/intelligence/setup";
+import { createChannel, runNotifications, type TNotifyConfig } from "@/server/notifications";
+import { listTrackerSummaries } from "@/server/trackers";
+import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import { createTestDb, type TTestDb } from "../helpers/db";
+import { startWebhookReceiver } from "../helpers/notify-receivers";
+import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
+
+/**
+ * Fixing a field that stopped reading, on the page (docs/page-view.md, docs/field-health.md): a redesign breaks the
+ * price's anchor → "needs attention" after FIELD_MISSING_AFTER runs and exactly one notice; "Fix it on the page"
+ * reads the page again, shows the field reading nothing now and where it was before (from the tracker's last
+ * recorded page, as this tracker was made through the API), the person points at the price where it is now, locks,
+ * and the tracker reads again with no new timeline entry.
+ */
+
+let t: TTestDb;
+let site: TFixtureSite;
+let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let config: TNotifyConfig;
+const after = getEnv().FIELD_MISSING_AFTER;
+
+beforeAll(async () => {
+  t = await createTestDb();
+  site = await startFixtureSite();
+  hook = await startWebhookReceiver();
+  config = {
+    appUrl: "https://bell.example.com",
+    smtp: null,
+    from: null,
+    fetch: { ...localCapabilityConfig([hook.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
+    pauseAfterFailures: 3,
+    failingAfter: 3,
+    leaseMs: 60_000,
+  };
+});
+afterAll(async () => {
+  await hook?.close();
+  await site?.close();
+  await t?.close();
+  await closePageWorkers();
+});
+
+const capabilityConfig = () => localCapabilityConfig([site.url], { timeoutMs: 5000 });
+const options = (): TRefreshOptions => ({
+  trigger: "manual",
+  models: { filler: null, judge: null },
+  capabilityConfig: capabilityConfig(),
+});
+const numberShowing = (html: string, text: string) => {
+  for (const m of html.matchAll(/<\w+[^>]*data-bw-n="(\d+)"[^>]*>([^<]*)(?=<)/g))
+    if ((m[2] ?? "").includes(text)) return Number(m[1]);
+  throw new Error(`nothing shows ${text}`);
+};
+
+describe("fix it on the page", () => {
+  it("needs attention → one notice → re-read, see where it was, point where it is → the timeline goes on", async () => {
+    const decision = "Is Acme's Pro price moving? (fix on page)";
+    site.setPage("/redesign", { body: priceBody("$10.00") });
+    const { userId, tracker } = await createActiveTracker(t.db, {
+      decision,
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/redesign") },
+      definition: cssPriceDefinition(0.05),
+    });
+    await createChannel(t.db, { userId, config, channel: { kind: "webhook", target: hook.url } });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("baseline");
+
+    const redesigned = () =>
+      `<main><h1>Our new look</h1><section class="plan"><h2>Pro</h2><p class="cost">$10.00</p></section><script nonce="${Math.random()}">x</script></main>`;
+    for (let run = 1; run <= after; run++) {
+      site.setPage("/redesign", { body: redesigned() });
+      await refreshTracker(t.db, tracker.id, options());
+      await runNotifications(t.db, { config });
+    }
+    const summary = async () => (await listTrackerSummaries(t.db, { userId })).find((s) => s.id === tracker.id);
+    expect(await summary()).toMatchObject({ needsAttention: true, fields: { read: 0, total: 1, missing: ["price"] } });
+    const notices = () => hook.received.filter((r) => r.body.includes("needs attention") && r.body.includes(decision));
+    expect(notices()).toHaveLength(1);
+
+    // The edit page with ?fix=page: a session for the tracker, the page read again.
+    const { id: sessionId } = await openEditSession(t.db, { userId, trackerId: tracker.id });
+    await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig() });
+    const now = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    if (!now) throw new Error("no page view");
+    expect(now.fields).toEqual([expect.objectContaining({ name: "price", reads: null, elements: [] })]);
+    expect(now.hasEarlier).toBe(true);
+    const before = await getPageView(t.db, { userId, sessionId, which: "earlier", config: capabilityConfig() });
+    if (!before) throw new Error("no earlier page");
+    expect(before.fields).toEqual([
+      expect.objectContaining({ name: "price", reads: "10 USD", elements: [numberShowing(before.html, "$10.00")] }),
+    ]);
+    expect(before.html).not.toContain("Our new look");
+
+    const pointed = await pointAtElement(t.db, {
+      userId,
+      sessionId,
+      element: numberShowing(now.html, "$10.00"),
+      field: "price",
+      config: capabilityConfig(),
+    });
+    expect(pointed.said[0]).toBe("Now price reads the price under the heading “Pro”: “$10.00” on the sample.");
+    await lockSetup(t.db, { userId, sessionId });
+
+    // The next refresh reads it again: attention clears, nothing new on the timeline, nobody is told again.
+    site.setPage("/redesign", { body: redesigned() });
+    expect((await refreshTracker(t.db, tracker.id, options())).status).toBe("completed");
+    expect(await summary()).toMatchObject({ needsAttention: false, fields: { read: 1, total: 1, missing: [] } });
+    const changes = await t.db.entityChange.findMany({ where: { trackerId: tracker.id } });
+    expect(changes.map((c) => c.materiality)).toEqual(["baseline"]);
+    await runNotifications(t.db, { config });
+    expect(notices()).toHaveLength(1);
+
+    // And it follows the price where it is now.
+    site.setPage("/redesign", { body: redesigned().replace("$10.00", "$12.00") });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("material");
+  });
+});
