@@ -15,6 +15,11 @@ export const ZPageViewFieldSchema = z.object({
   where: z.string(),
   /** The elements it reads (outlined and labelled); empty when it reads structured data or nothing. */
   elements: z.array(z.number().int()),
+  /**
+   * A field that read on the page before and reads nothing now: the element that shows what it read then, found on
+   * the page now, proposed as its new anchor ("Use it" binds it like a click would). Null when none or several do.
+   */
+  proposal: z.object({ element: z.number().int(), text: z.string(), where: z.string() }).nullable(),
 });
 
 export const ZPageViewCandidateSchema = z.object({

@@ -41,6 +41,12 @@ function overlayCss(view: TPageView, picked: number | null): string {
       );
   }
   for (const f of view.fields)
+    if (f.proposal)
+      rules.push(
+        `${at(f.proposal.element)}{outline:3px dotted #15803d!important;outline-offset:2px}`,
+        `${at(f.proposal.element)}::before{content:${cssText(`${f.name}?`)};font:600 11px system-ui;background:#15803d;color:#fff;padding:1px 4px;margin-right:4px;border-radius:3px}`,
+      );
+  for (const f of view.fields)
     for (const n of f.elements)
       rules.push(
         `${at(n)}{outline:3px solid #b45309!important;outline-offset:2px}`,
@@ -167,11 +173,11 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
     }
   }, [rereadOnOpen, editable, readAgain]);
 
-  const bind = async () => {
-    if (!picked) return;
+  const bind = async (choice = picked ? { n: picked.n, field: bindTo || null } : null) => {
+    if (!choice) return;
     setStatus(null);
     try {
-      const result = await point.mutateAsync({ sessionId, element: picked.n, field: bindTo || null });
+      const result = await point.mutateAsync({ sessionId, element: choice.n, field: choice.field });
       setPicked(null);
       onChosen(result.draft, result.said.join(" "));
       await invalidate();
@@ -259,6 +265,21 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
                     {f.where}
                   </span>
                 )}
+                {f.proposal && view.which === "current" ? (
+                  <span className="mt-1 flex flex-wrap items-center gap-2" data-testid="page-view-proposal">
+                    <span>
+                      What it read before, “{f.proposal.text}”, is now {f.proposal.where} (outlined green).
+                    </span>
+                    <button
+                      type="button"
+                      className={`${buttonSecondary} ${focusRing} px-2 py-1`}
+                      disabled={!editable || point.isPending}
+                      onClick={() => void bind({ n: f.proposal?.element ?? -1, field: f.name })}
+                    >
+                      Use it for {f.name}
+                    </button>
+                  </span>
+                ) : null}
               </li>
             ))}
           </ul>

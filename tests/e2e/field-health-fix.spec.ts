@@ -44,6 +44,9 @@ test("needs attention → Fix it on the page → point at the price → lock →
   const view = page.getByTestId("page-view");
   await expect(view.getByTestId("page-view-status")).toContainText("I read");
   await expect(view.getByTestId("page-view-field")).toContainText("price reads nothing on this page");
+  await expect(view.getByTestId("page-view-proposal")).toContainText(
+    "What it read before, “$10.00”, is now the price under the heading “Pro”",
+  );
   const frame = page.frameLocator('[data-testid="page-view-frame"]');
   await view.getByRole("button", { name: "Before" }).click();
   await expect(frame.getByText("$10.00")).toHaveCSS("outline-style", "solid");

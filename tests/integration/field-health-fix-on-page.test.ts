@@ -87,19 +87,45 @@ describe("fix it on the page", () => {
     await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig() });
     const now = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
     if (!now) throw new Error("no page view");
-    expect(now.fields).toEqual([expect.objectContaining({ name: "price", reads: null, elements: [] })]);
+    // What it read before is looked for on the page now and proposed where exactly one element shows it.
+    expect(now.fields).toEqual([
+      expect.objectContaining({
+        name: "price",
+        reads: null,
+        elements: [],
+        proposal: {
+          element: numberShowing(now.html, "$10.00"),
+          text: "$10.00",
+          where: "the price under the heading “Pro”",
+        },
+      }),
+    ]);
     expect(now.hasEarlier).toBe(true);
     const before = await getPageView(t.db, { userId, sessionId, which: "earlier", config: capabilityConfig() });
     if (!before) throw new Error("no earlier page");
     expect(before.fields).toEqual([
-      expect.objectContaining({ name: "price", reads: "10 USD", elements: [numberShowing(before.html, "$10.00")] }),
+      expect.objectContaining({
+        name: "price",
+        reads: "10 USD",
+        elements: [numberShowing(before.html, "$10.00")],
+        proposal: null,
+      }),
     ]);
     expect(before.html).not.toContain("Our new look");
+    // Two elements showing it: nothing is proposed, the person points.
+    site.setPage("/redesign", { body: redesigned().replace("</section>", "</section><p>Was $10.00</p>") });
+    await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig() });
+    const ambiguous = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    expect(ambiguous?.fields[0]?.proposal).toBeNull();
+    site.setPage("/redesign", { body: redesigned() });
+    await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig() });
+    const again = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    if (!again) throw new Error("no page view");
 
     const pointed = await pointAtElement(t.db, {
       userId,
       sessionId,
-      element: numberShowing(now.html, "$10.00"),
+      element: numberShowing(again.html, "$10.00"),
       field: "price",
       config: capabilityConfig(),
     });

@@ -1,5 +1,6 @@
 import type { TPageView, TPageViewField } from "@/contracts/setup-page-view";
 import {
+  anchorElementInWorker,
   answerCssInWorker,
   ELEMENT_NUMBER,
   type TCapabilityConfig,
@@ -34,9 +35,9 @@ type TLocate = { query: TCssQuery; nth: number | null };
 
 const cssString = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, " ")}"`;
 const numberQuery = (selector: string): TCssQuery => ({ selector, all: true, attribute: ELEMENT_NUMBER });
-/** The deepest elements of the body whose text contains `text`. */
+/** The deepest elements whose text contains `text` (a fragment without `<body>` too; not the title). */
 const showing = (text: string) =>
-  numberQuery(`body :contains(${cssString(text)}):not(:has(:contains(${cssString(text)})))`);
+  numberQuery(`:contains(${cssString(text)}):not(:has(:contains(${cssString(text)}))):not(title, template)`);
 
 function occurrencesBefore(haystack: string, needle: string, end: number): number {
   let n = 0;
@@ -140,7 +141,12 @@ export async function getPageView(
     reads: input.which === "earlier" && f.extractor?.kind !== "css" ? null : asText(values[f.name]),
     where: whereOf(f, candidates),
     elements: elementsOf(answers, fieldWhere[i] ?? null),
+    proposal: null,
   }));
+  if (input.which === "current" && page.earlier) {
+    const missing = viewFields.filter((v, i) => v.reads === null && fields[i]?.extractor?.kind === "css");
+    await proposeAnchors(missing, fields, { now: page.html, before: page.earlier.html }, input.config);
+  }
   return {
     which: input.which,
     url: page.url,
@@ -167,4 +173,48 @@ function whereOf(field: TField, candidates: readonly TPriceCandidate[]): string 
   const said = /\s—\s(the [^(]+?)(?:\s\(|$)/.exec(field.description)?.[1];
   if (said) return said;
   return field.extractor ? describeExtractor(field.extractor) : "the agent reads it";
+}
+
+const MAX_PROPOSALS = 3;
+const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * For CSS fields that read on the page before and read nothing now: what they read then, looked for on the page now.
+ * When exactly one element shows it, its best anchor is proposed (docs/page-view.md, "Fixing a field"). Two page-
+ * worker rounds for all such fields, plus one per proposal.
+ */
+async function proposeAnchors(
+  missing: TPageViewField[],
+  fields: readonly TField[],
+  pages: { now: string; before: string },
+  config: TCapabilityConfig,
+): Promise<void> {
+  const todo = missing.slice(0, MAX_PROPOSALS).flatMap((view) => {
+    const e = fields.find((f) => f.name === view.name)?.extractor;
+    return e?.kind === "css" ? [{ view, query: { selector: e.selector, all: false } as TCssQuery }] : [];
+  });
+  if (todo.length === 0) return;
+  const then = await answerCssInWorker(
+    pages.before,
+    todo.map((t) => t.query),
+    config.fetch.page,
+  );
+  const texts = todo.map((t) => {
+    const a = then[`one||${t.query.selector}`];
+    const text = a?.ok ? collapse(a.values[0] ?? "") : "";
+    return text && text.length <= MAX_TEXT ? text : null;
+  });
+  const queries = texts.flatMap((text) => (text ? [showing(text)] : []));
+  if (queries.length === 0) return;
+  const now = await answerCssInWorker(pages.now, queries, config.fetch.page);
+  for (const [i, t] of todo.entries()) {
+    const text = texts[i];
+    if (!text) continue;
+    const shown = elementsOf(now, { query: showing(text), nth: null });
+    const element = shown.length === 1 ? shown[0] : undefined;
+    if (element === undefined) continue;
+    const anchored = await anchorElementInWorker(pages.now, element, config.fetch.page);
+    const best = anchored.found ? anchored.anchors[0] : undefined;
+    if (anchored.found && best) t.view.proposal = { element: anchored.element, text, where: best.words };
+  }
 }
