@@ -19,7 +19,15 @@ export const ZPageViewFieldSchema = z.object({
    * A field that read on the page before and reads nothing now: the element that shows what it read then, found on
    * the page now, proposed as its new anchor ("Use it" binds it like a click would). Null when none or several do.
    */
-  proposal: z.object({ element: z.number().int(), text: z.string(), where: z.string() }).nullable(),
+  proposal: z
+    .object({
+      element: z.number().int(),
+      text: z.string(),
+      where: z.string(),
+      /** The agent's reason, when the agent proposed it (model mode); null when code found the same text. */
+      why: z.string().nullable(),
+    })
+    .nullable(),
 });
 
 export const ZPageViewCandidateSchema = z.object({
@@ -65,3 +73,13 @@ export const ZPointAtElementRequestSchema = z.object({
 
 /** The element attribute that numbers the page view's elements. */
 export const PAGE_ELEMENT_ATTRIBUTE = "data-bw-n";
+
+/** A proposal the agent made after a re-read, as kept with the page (the field it is for, then the same as above). */
+export const ZStoredProposalSchema = z.object({
+  field: z.string(),
+  element: z.number().int(),
+  text: z.string(),
+  where: z.string(),
+  why: z.string(),
+});
+export type TStoredProposal = z.infer<typeof ZStoredProposalSchema>;

@@ -268,7 +268,9 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
                 {f.proposal && view.which === "current" ? (
                   <span className="mt-1 flex flex-wrap items-center gap-2" data-testid="page-view-proposal">
                     <span>
-                      What it read before, “{f.proposal.text}”, is now {f.proposal.where} (outlined green).
+                      {f.proposal.why ? "The agent suggests" : "What it read before,"} “{f.proposal.text}”
+                      {f.proposal.why ? ", " : ", is now "}
+                      {f.proposal.where} (outlined green){f.proposal.why ? `: ${f.proposal.why}` : "."}
                     </span>
                     <button
                       type="button"

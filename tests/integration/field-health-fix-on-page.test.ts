@@ -5,10 +5,17 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { getPageView, lockSetup, openEditSession, pointAtElement, rereadSetupPage } from "@/server/intelligence/setup";
 import { createChannel, runNotifications, type TNotifyConfig } from "@/server/notifications";
 import { listTrackerSummaries } from "@/server/trackers";
+import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { startWebhookReceiver } from "../helpers/notify-receivers";
-import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
+import {
+  createActiveTracker,
+  cssPriceDefinition,
+  fixtureModel,
+  localCapabilityConfig,
+  priceBody,
+} from "../helpers/trackers";
 
 /**
  * Fixing a field that stopped reading, on the page (docs/page-view.md, docs/field-health.md): a redesign breaks the
@@ -21,6 +28,7 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBo
 let t: TTestDb;
 let site: TFixtureSite;
 let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let models: TModelServer;
 let config: TNotifyConfig;
 const after = getEnv().FIELD_MISSING_AFTER;
 
@@ -28,6 +36,7 @@ beforeAll(async () => {
   t = await createTestDb();
   site = await startFixtureSite();
   hook = await startWebhookReceiver();
+  models = await startModelServer();
   config = {
     appUrl: "https://bell.example.com",
     smtp: null,
@@ -39,6 +48,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
+  await models?.close();
   await hook?.close();
   await site?.close();
   await t?.close();
@@ -97,6 +107,7 @@ describe("fix it on the page", () => {
           element: numberShowing(now.html, "$10.00"),
           text: "$10.00",
           where: "the price under the heading “Pro”",
+          why: null,
         },
       }),
     ]);
@@ -144,5 +155,62 @@ describe("fix it on the page", () => {
     // And it follows the price where it is now.
     site.setPage("/redesign", { body: redesigned().replace("$10.00", "$12.00") });
     expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("material");
+  });
+
+  it("model mode: where code sees two places, the agent proposes one, in words and with its reason, and is metered", async () => {
+    site.setPage("/agent", { body: priceBody("$20.00") });
+    const { userId, tracker } = await createActiveTracker(t.db, {
+      decision: "Is the Pro plan getting pricier?",
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/agent") },
+      definition: cssPriceDefinition(0.05),
+    });
+    await refreshTracker(t.db, tracker.id, options());
+    // The redesign shows $20.00 twice: the Pro plan now, and a struck "was" line on the Team plan.
+    site.setPage("/agent", {
+      body: `<main><section><h2>Team</h2><p class="cost">$25.00</p><p class="was">Was $20.00</p></section><section><h2>Pro</h2><p class="cost">$20.00</p></section><script nonce="${Math.random()}">x</script></main>`,
+    });
+    await refreshTracker(t.db, tracker.id, options());
+    const { id: sessionId } = await openEditSession(t.db, { userId, trackerId: tracker.id });
+
+    // Rules mode: two places show it, so nothing is proposed.
+    await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig(), model: null });
+    const rules = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    expect(rules?.fields[0]?.proposal).toBeNull();
+
+    // Model mode: the agent is shown the places and picks the Pro card's price.
+    models.reset();
+    models.addRecording({
+      name: "reanchor",
+      match: { schemaName: "reanchor_proposals" },
+      response: {
+        json: {
+          proposals: [{ field: "price", place: 1, why: "The Pro plan's price; the other is Team's old price." }],
+        },
+      },
+    });
+    const reread = await rereadSetupPage(t.db, {
+      userId,
+      sessionId,
+      config: capabilityConfig(),
+      model: fixtureModel(models.url),
+    });
+    const asked = models.requests.find((r) => r.summary.schemaName === "reanchor_proposals");
+    expect(asked?.summary.lastUser).toMatch(
+      /\[0\] “Was \$20\.00”.*\n\[1\] “\$20\.00” — the price under the heading “Pro”/s,
+    );
+    expect(reread.said.join(" ")).toContain(
+      "For price, the agent suggests the price under the heading “Pro” (“$20.00”): The Pro plan's price; the other is Team's old price.",
+    );
+    const view = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    if (!view) throw new Error("no page view");
+    expect(view.fields[0]?.proposal).toEqual({
+      element: numberShowing(view.html.replace(/Was \$20\.00/, "Was"), "$20.00"),
+      text: "$20.00",
+      where: "the price under the heading “Pro”",
+      why: "The Pro plan's price; the other is Team's old price.",
+    });
+    const usage = await t.db.modelUsage.findMany({ where: { userId, trackerId: tracker.id } });
+    expect(usage).toEqual([expect.objectContaining({ kind: "setup", modelCalls: 1 })]);
   });
 });

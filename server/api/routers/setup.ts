@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZPageViewRequestSchema, ZPointAtElementRequestSchema } from "@/contracts/setup-page-view";
 import { ZChoosePriceRequestSchema } from "@/contracts/setup-price-candidates";
-import { getAiStatus } from "@/server/ai";
+import { getAiStatus, getModel } from "@/server/ai";
 import { capabilityConfigFromEnv } from "@/server/capabilities";
 import {
   applyContextFilesToDraft,
@@ -66,11 +66,15 @@ export const setupRouter = createTRPCRouter({
       pointAtElement(ctx.db, { userId: ctx.user.id, ...input, config: capabilityConfigFromEnv() }),
     ),
   /** "Read the page again": a fresh sample for the page view; the page before stays as "earlier". */
-  rereadPage: protectedProcedure
-    .input(ZSessionInput)
-    .mutation(({ ctx, input }) =>
-      rereadSetupPage(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId, config: capabilityConfigFromEnv() }),
-    ),
+  rereadPage: protectedProcedure.input(ZSessionInput).mutation(({ ctx, input }) =>
+    rereadSetupPage(ctx.db, {
+      userId: ctx.user.id,
+      sessionId: input.sessionId,
+      config: capabilityConfigFromEnv(),
+      model: getModel("drafter"),
+      log: ctx.log,
+    }),
+  ),
   /** The card's read-mode switch: re-reads the sample with that `render` mode (and redrafts a new setup). */
   setReadMode: protectedProcedure.input(ZSessionInput.extend(ZSetReadModeInput.shape)).mutation(({ ctx, input }) =>
     setSetupReadMode(ctx.db, {

@@ -10,7 +10,13 @@ import {
 import { AppError } from "@/server/errors";
 import { addUsage, type TModelUsage, ZERO_USAGE } from "./model-usage";
 
-export type TIntelligenceTask = "fill" | "judge";
+export type TIntelligenceTask = "fill" | "judge" | "reanchor";
+
+const TASK_WORDS: Record<TIntelligenceTask, string> = {
+  fill: "read the page into the tracker's fields",
+  judge: "judge the changes",
+  reanchor: "find where the fields' values are on the page now",
+};
 
 /**
  * A model step that could not produce valid output. Carries the calls and tokens spent so the run
@@ -33,7 +39,7 @@ export class IntelligenceModelError extends AppError {
     usage: TModelUsage;
     cause?: unknown;
   }) {
-    const what = args.task === "fill" ? "read the page into the tracker's fields" : "judge the changes";
+    const what = TASK_WORDS[args.task];
     super(
       "UPSTREAM_FAILED",
       args.reason === "invalid_output"

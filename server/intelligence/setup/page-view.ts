@@ -1,12 +1,5 @@
 import type { TPageView, TPageViewField } from "@/contracts/setup-page-view";
-import {
-  anchorElementInWorker,
-  answerCssInWorker,
-  ELEMENT_NUMBER,
-  type TCapabilityConfig,
-  type TCssAnswer,
-  type TCssQuery,
-} from "../../capabilities";
+import { answerCssInWorker, type TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
 import type { TExtractor, TField } from "../definition";
@@ -14,11 +7,15 @@ import { compileRegex, MAX_REGEX_TEXT_CHARS } from "../definition/regex-safety";
 import { applyExtractors, resolveJsonPointer } from "../fill";
 import { readCapture } from "../refresh/read-capture";
 import { describeExtractor } from "./check-draft-anchors";
+import { elementsOf, MAX_TEXT, numberQuery, showing, type TLocate } from "./page-elements";
 import type { TPriceCandidate } from "./price-candidates";
+import { proposeBySameText } from "./propose-reanchor/fallback";
 import { parsePageReading, type TPageReading } from "./read-page-for-draft";
 import { mainPriceField, watchedCandidate } from "./rebind-price";
 import { getSetupState } from "./session";
 import { loadSetupPage } from "./setup-page-store";
+
+type TSampleLike = { capability?: unknown; input?: unknown; results?: unknown; reading?: unknown };
 
 /**
  * What the page view shows (docs/page-view.md): the sample page made inert, each draft field's value on it and
@@ -26,18 +23,6 @@ import { loadSetupPage } from "./setup-page-store";
  * (CSS fields by their selector; text and structured fields by the text they read, the k-th element showing it
  * when the text shows it k times). The earlier page (before the last re-read) shows where a field used to be.
  */
-
-const MAX_ELEMENTS = 20;
-const MAX_TEXT = 80;
-
-type TSampleLike = { capability?: unknown; input?: unknown; results?: unknown; reading?: unknown };
-type TLocate = { query: TCssQuery; nth: number | null };
-
-const cssString = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, " ")}"`;
-const numberQuery = (selector: string): TCssQuery => ({ selector, all: true, attribute: ELEMENT_NUMBER });
-/** The deepest elements whose text contains `text` (a fragment without `<body>` too; not the title). */
-const showing = (text: string) =>
-  numberQuery(`:contains(${cssString(text)}):not(:has(:contains(${cssString(text)}))):not(title, template)`);
 
 function occurrencesBefore(haystack: string, needle: string, end: number): number {
   let n = 0;
@@ -75,16 +60,6 @@ function locate(
     if (shown) return { query: showing(shown.text), nth: null };
   }
   return null;
-}
-
-function elementsOf(answers: Record<string, TCssAnswer>, where: TLocate | null): number[] {
-  if (!where) return [];
-  const key = `all|${ELEMENT_NUMBER}|${where.query.selector}`;
-  const answer = answers[key];
-  const numbers = answer?.ok ? answer.values.flatMap((v) => (v && /^\d+$/.test(v) ? [Number(v)] : [])) : [];
-  if (where.nth === null) return numbers.slice(0, MAX_ELEMENTS);
-  const one = numbers[where.nth] ?? numbers[0];
-  return one === undefined ? [] : [one];
 }
 
 function asText(value: unknown): string | null {
@@ -145,7 +120,14 @@ export async function getPageView(
   }));
   if (input.which === "current" && page.earlier) {
     const missing = viewFields.filter((v, i) => v.reads === null && fields[i]?.extractor?.kind === "css");
-    await proposeAnchors(missing, fields, { now: page.html, before: page.earlier.html }, input.config);
+    // The agent's proposals from the last re-read first (model mode); the same text in one place otherwise.
+    const agent = new Map(page.proposals.map((p) => [p.field, p]));
+    for (const view of missing) {
+      const p = agent.get(view.name);
+      if (p) view.proposal = { element: p.element, text: p.text, where: p.where, why: p.why };
+    }
+    const rest = missing.filter((v) => !v.proposal);
+    if (rest.length) await proposeBySameText(rest, fields, { now: page.html, before: page.earlier.html }, input.config);
   }
   return {
     which: input.which,
@@ -173,48 +155,4 @@ function whereOf(field: TField, candidates: readonly TPriceCandidate[]): string 
   const said = /\s—\s(the [^(]+?)(?:\s\(|$)/.exec(field.description)?.[1];
   if (said) return said;
   return field.extractor ? describeExtractor(field.extractor) : "the agent reads it";
-}
-
-const MAX_PROPOSALS = 3;
-const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
-
-/**
- * For CSS fields that read on the page before and read nothing now: what they read then, looked for on the page now.
- * When exactly one element shows it, its best anchor is proposed (docs/page-view.md, "Fixing a field"). Two page-
- * worker rounds for all such fields, plus one per proposal.
- */
-async function proposeAnchors(
-  missing: TPageViewField[],
-  fields: readonly TField[],
-  pages: { now: string; before: string },
-  config: TCapabilityConfig,
-): Promise<void> {
-  const todo = missing.slice(0, MAX_PROPOSALS).flatMap((view) => {
-    const e = fields.find((f) => f.name === view.name)?.extractor;
-    return e?.kind === "css" ? [{ view, query: { selector: e.selector, all: false } as TCssQuery }] : [];
-  });
-  if (todo.length === 0) return;
-  const then = await answerCssInWorker(
-    pages.before,
-    todo.map((t) => t.query),
-    config.fetch.page,
-  );
-  const texts = todo.map((t) => {
-    const a = then[`one||${t.query.selector}`];
-    const text = a?.ok ? collapse(a.values[0] ?? "") : "";
-    return text && text.length <= MAX_TEXT ? text : null;
-  });
-  const queries = texts.flatMap((text) => (text ? [showing(text)] : []));
-  if (queries.length === 0) return;
-  const now = await answerCssInWorker(pages.now, queries, config.fetch.page);
-  for (const [i, t] of todo.entries()) {
-    const text = texts[i];
-    if (!text) continue;
-    const shown = elementsOf(now, { query: showing(text), nth: null });
-    const element = shown.length === 1 ? shown[0] : undefined;
-    if (element === undefined) continue;
-    const anchored = await anchorElementInWorker(pages.now, element, config.fetch.page);
-    const best = anchored.found ? anchored.anchors[0] : undefined;
-    if (anchored.found && best) t.view.proposal = { element: anchored.element, text, where: best.words };
-  }
 }

@@ -1,12 +1,18 @@
+import { meterModel, type TLanguageModel } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
-import { AppError } from "../../errors";
+import { AppError, describeError } from "../../errors";
+import type { TLogger } from "../../logger";
 import { lastRecordedCapture } from "../../timeline";
+import { budgetSpentMessage, recordModelUsage, spentModelBudget } from "../../usage";
+import type { TTrackerDefinition } from "../definition";
 import { ZCapturePayloadSchema } from "../replay/replay-basis";
 import { getTracker } from "../tracker-store";
-import { keepSample, readSample, samplePage } from "./bind-and-sample";
+import { keepSample, readSample, samplePage, type TSetupSample } from "./bind-and-sample";
+import { getPageView } from "./page-view";
+import { proposeReanchorWithAgent } from "./propose-reanchor/propose-reanchor";
 import { getSetupState } from "./session";
-import { loadSetupPage } from "./setup-page-store";
+import { loadSetupPage, saveSetupProposals } from "./setup-page-store";
 
 /**
  * "Read the page again" in the page view (docs/page-view.md): a fresh sample of the tracker's page, read as the
@@ -16,7 +22,14 @@ import { loadSetupPage } from "./setup-page-store";
  */
 export async function rereadSetupPage(
   db: TDb,
-  input: { userId: string; sessionId: string; config: TCapabilityConfig },
+  input: {
+    userId: string;
+    sessionId: string;
+    config: TCapabilityConfig;
+    /** Model mode: the agent proposes where fields that read nothing now are (null or absent: rules mode). */
+    model?: TLanguageModel | null;
+    log?: TLogger;
+  },
 ): Promise<{ said: string[] }> {
   const state = await getSetupState(db, input);
   if (!state.tracker) throw new AppError("PRECONDITION_FAILED", "Bind a page before reading it again.");
@@ -38,7 +51,51 @@ export async function rereadSetupPage(
   const said = [`I read ${label} again.`];
   if (!read.page) said.push("It has no HTML to show, so the page view is empty.");
   if (draft) said.push("Fields that read nothing now are marked; point at the right element to fix one.");
+  if (draft && read.page && input.model)
+    said.push(...(await agentProposals(db, { ...input, model: input.model }, tracker, draft, read.sample)));
   return { said };
+}
+
+/**
+ * Model mode after a re-read: the agent proposes a place for each field that stopped reading, kept with the page
+ * for the page view ("Use it"). Within the person's budget and metered like a setup turn (DESIGN §9); a failure
+ * only means no proposal — the person points, as in rules mode.
+ */
+async function agentProposals(
+  db: TDb,
+  input: { userId: string; sessionId: string; config: TCapabilityConfig; model: TLanguageModel; log?: TLogger },
+  tracker: { id: string; decision: string },
+  draft: TTrackerDefinition,
+  sample: TSetupSample,
+): Promise<string[]> {
+  const spent = await spentModelBudget(db, { userId: input.userId });
+  if (spent) return [`${budgetSpentMessage(spent)} Until then, point at the fields yourself.`];
+  const view = await getPageView(db, { ...input, which: "current" });
+  const page = await loadSetupPage(db, input);
+  if (!view || !page?.earlier || !view.fields.some((f) => f.reads === null)) return [];
+  const metered = meterModel(input.model);
+  try {
+    const document = (sample.results as { document?: { mainText?: unknown } }).document;
+    const result = await proposeReanchorWithAgent({
+      model: metered.model,
+      decision: tracker.decision,
+      view,
+      fields: draft.fields,
+      pages: { now: page.html, before: page.earlier.html },
+      pageText: typeof document?.mainText === "string" ? document.mainText : "",
+      config: input.config,
+    });
+    if (result.proposals.length === 0) return [];
+    await saveSetupProposals(db, { ...input, proposals: result.proposals });
+    return result.proposals.map((p) => `For ${p.field}, the agent suggests ${p.where} (“${p.text}”): ${p.why}`);
+  } catch (error) {
+    input.log?.error("re-anchor proposal failed", { sessionId: input.sessionId, error: describeError(error) });
+    return ["The agent could not suggest where the fields are now; point at them on the page."];
+  } finally {
+    const spend = metered.spent();
+    if (spend.modelCalls > 0)
+      await recordModelUsage(db, { userId: input.userId, trackerId: tracker.id, kind: "setup", spend });
+  }
 }
 
 /** The page as the tracker last recorded a change from it, made inert like a sample (null without a stored page). */

@@ -1,5 +1,8 @@
+import { z } from "zod";
+import { type TStoredProposal, ZStoredProposalSchema } from "@/contracts/setup-page-view";
 import type { TPageSnapshot } from "../../capabilities";
 import type { TDb, TTx } from "../../db";
+import { Prisma } from "../../generated/prisma/client";
 import { getSetupSession } from "./session";
 
 /**
@@ -14,11 +17,16 @@ export type TSetupPage = {
   readAt: Date;
   /** The page before the last re-read, when there was one. */
   earlier: { html: string; readAt: Date } | null;
+  /** The agent's proposed anchors for fields that read nothing on this page (model mode; empty otherwise). */
+  proposals: TStoredProposal[];
 };
 
+const ZStoredProposalsSchema = z.array(ZStoredProposalSchema).catch([]);
+
 /**
- * Keeps the snapshot of the session's sample. `keepEarlier`: the page read before stays as "earlier" (a re-read to
- * fix a field that stopped reading shows where it used to be); a new binding or read mode replaces both.
+ * Keeps the snapshot of the session's sample. `keepEarlier`: the page kept before stays as "earlier" (a re-read to
+ * fix a field that stopped reading shows where it used to be) — the first one kept, so a second re-read does not
+ * replace it with a page where the field already read nothing; a new binding or read mode replaces both.
  */
 export async function saveSetupPage(
   db: TDb | TTx,
@@ -35,14 +43,34 @@ export async function saveSetupPage(
   const session = await getSetupSession(db, input);
   const data = { url: input.url, html: input.snapshot.html, truncated: input.snapshot.truncated, readAt: new Date() };
   const kept = input.keepEarlier
-    ? await db.setupPage.findUnique({ where: { sessionId: session.id }, select: { html: true, readAt: true } })
+    ? await db.setupPage.findUnique({
+        where: { sessionId: session.id },
+        select: { html: true, readAt: true, earlierHtml: true, earlierReadAt: true },
+      })
     : null;
-  const before = input.keepEarlier ? (kept ?? input.earlier ?? null) : null;
+  // Before stays the first page kept (where the fields read): re-reading twice does not lose it.
+  const keptEarlier =
+    kept?.earlierHtml && kept.earlierReadAt ? { html: kept.earlierHtml, readAt: kept.earlierReadAt } : null;
+  const before = input.keepEarlier ? (keptEarlier ?? kept ?? input.earlier ?? null) : null;
   const earlier = { earlierHtml: before?.html ?? null, earlierReadAt: before?.readAt ?? null };
+  // A new page: proposals made for the one before no longer point at anything.
+  const proposals = Prisma.DbNull;
   await db.setupPage.upsert({
     where: { sessionId: session.id },
-    create: { sessionId: session.id, ...data, ...earlier },
-    update: { ...data, ...earlier },
+    create: { sessionId: session.id, ...data, ...earlier, proposals },
+    update: { ...data, ...earlier, proposals },
+  });
+}
+
+/** Keeps the agent's proposals for the page as it is now (after a re-read in model mode). */
+export async function saveSetupProposals(
+  db: TDb | TTx,
+  input: { userId: string; sessionId: string; proposals: TStoredProposal[] },
+): Promise<void> {
+  const session = await getSetupSession(db, input);
+  await db.setupPage.updateMany({
+    where: { sessionId: session.id },
+    data: { proposals: input.proposals as unknown as Prisma.InputJsonValue },
   });
 }
 
@@ -65,5 +93,6 @@ export async function loadSetupPage(
     truncated: row.truncated,
     readAt: row.readAt,
     earlier: row.earlierHtml && row.earlierReadAt ? { html: row.earlierHtml, readAt: row.earlierReadAt } : null,
+    proposals: ZStoredProposalsSchema.parse(row.proposals ?? []),
   };
 }

@@ -7,6 +7,7 @@ CREATE TABLE "SetupPage" (
     "readAt" TIMESTAMP(3) NOT NULL,
     "earlierHtml" TEXT,
     "earlierReadAt" TIMESTAMP(3),
+    "proposals" JSONB,
 
     CONSTRAINT "SetupPage_pkey" PRIMARY KEY ("sessionId")
 );
