@@ -1,10 +1,9 @@
 import { z } from "zod";
+import { CHANNEL_FORMS, ZChannelKindSchema } from "./notification-channel-kinds";
 
 /** Notification channels, routing and the inbox (issue #15): client-safe schemas for tRPC and the Settings page. */
 
-export const CHANNEL_KINDS = ["email", "webhook", "slack", "discord"] as const;
-export const ZChannelKindSchema = z.enum(CHANNEL_KINDS);
-export type TChannelKind = z.infer<typeof ZChannelKindSchema>;
+export { CHANNEL_KINDS, type TChannelKind, ZChannelKindSchema } from "./notification-channel-kinds";
 
 export const ZCreateChannelInputSchema = z
   .object({
@@ -13,13 +12,8 @@ export const ZCreateChannelInputSchema = z
     target: z.string().trim().min(1, "Enter an email address or a URL.").max(2000),
   })
   .superRefine((v, ctx) => {
-    if (v.kind === "email") {
-      if (!z.email().safeParse(v.target).success) {
-        ctx.addIssue({ code: "custom", path: ["target"], message: "Enter a valid email address." });
-      }
-    } else if (!URL.canParse(v.target) || !/^https?:$/.test(new URL(v.target).protocol)) {
-      ctx.addIssue({ code: "custom", path: ["target"], message: "Enter an http:// or https:// URL." });
-    }
+    const problem = CHANNEL_FORMS[v.kind].targetProblem(v.target);
+    if (problem) ctx.addIssue({ code: "custom", path: ["target"], message: problem });
   });
 export type TCreateChannelInput = z.input<typeof ZCreateChannelInputSchema>;
 

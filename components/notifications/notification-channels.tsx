@@ -7,15 +7,8 @@ import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { fieldErrorsOf } from "@/components/ui/field-errors";
 import { FormField, inputClass } from "@/components/ui/form-field";
-import { CHANNEL_KINDS, type TChannelKind } from "@/contracts/notifications";
+import { CHANNEL_FORMS, CHANNEL_KINDS, type TChannelKind } from "@/contracts/notification-channel-kinds";
 import type { TChannelView } from "@/server/notifications";
-
-const KIND_LABEL: Record<TChannelKind, string> = {
-  email: "Email",
-  webhook: "Webhook (signed JSON)",
-  slack: "Slack incoming webhook",
-  discord: "Discord webhook",
-};
 
 /** Settings → Notifications → Channels: add, Send test, last delivery status and error, resume, remove. */
 export function NotificationChannels() {
@@ -62,19 +55,20 @@ export function NotificationChannels() {
           >
             {CHANNEL_KINDS.map((k) => (
               <option key={k} value={k}>
-                {KIND_LABEL[k]}
+                {CHANNEL_FORMS[k].label}
               </option>
             ))}
           </select>
         </div>
         <FormField
           id={`${id}-target`}
-          label={kind === "email" ? "Email address" : "URL"}
+          label={CHANNEL_FORMS[kind].target.label}
           value={target}
           onChange={(e) => setTarget(e.target.value)}
           required
-          type={kind === "email" ? "email" : "url"}
-          placeholder={kind === "email" ? "you@example.com" : "https://hooks.example.com/…"}
+          type={CHANNEL_FORMS[kind].target.type}
+          placeholder={CHANNEL_FORMS[kind].target.placeholder}
+          hint={CHANNEL_FORMS[kind].target.help}
           error={errors.target ?? errors.kind}
         />
         <FormField
@@ -136,7 +130,7 @@ function ChannelRow({ channel: c, onChange }: { channel: TChannelView; onChange:
     <li className="space-y-2 py-3 text-sm" data-testid="notification-channel">
       <div className="flex flex-wrap items-center gap-2">
         <span className="font-medium break-all">{c.name}</span>
-        <span className="text-xs text-stone-600 dark:text-stone-400">{KIND_LABEL[c.kind]}</span>
+        <span className="text-xs text-stone-600 dark:text-stone-400">{CHANNEL_FORMS[c.kind].label}</span>
         <span
           data-testid="channel-status"
           className={`rounded px-2 py-0.5 text-xs ${

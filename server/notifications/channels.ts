@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { type TCreateChannelInput, ZCreateChannelInputSchema } from "@/contracts/notifications";
-import { assertPublicTarget } from "../capabilities";
 import type { TDb } from "../db";
 import { AppError, invalidInputError } from "../errors";
 import type { NotificationChannel } from "../generated/prisma/client";
+import { channelKind } from "./channel-kinds";
 import type { TNotifyConfig } from "./config";
 
 export type TChannelView = {
@@ -26,7 +26,7 @@ export function toChannelView(c: NotificationChannel): TChannelView {
     id: c.id,
     kind: c.kind,
     name: c.name,
-    target: c.kind === "email" ? c.target : redactUrl(c.target),
+    target: channelKind(c.kind).redact(c.target),
     hasSecret: c.secret !== null,
     paused: c.pausedAt !== null,
     pausedReason: c.pausedReason,
@@ -36,17 +36,6 @@ export function toChannelView(c: NotificationChannel): TChannelView {
     lastDeliveryAt: c.lastDeliveryAt,
     createdAt: c.createdAt,
   };
-}
-
-/** Slack and Discord put their secret in the path: show only the origin and the start of it. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const path = u.pathname.length > 16 ? `${u.pathname.slice(0, 12)}…` : u.pathname;
-    return `${u.origin}${path}`;
-  } catch {
-    return "(invalid URL)";
-  }
 }
 
 export async function listChannels(db: TDb, input: { userId: string }): Promise<TChannelView[]> {
@@ -68,8 +57,9 @@ export async function getOwnChannel(
 }
 
 /**
- * Adds a channel. A webhook URL must pass the SSRF rules now (clear refusal; the send re-checks every
- * connection); a webhook gets its own signing secret, returned once here and revealable later by its owner.
+ * Adds a channel. Its kind checks the target first (docs/notifications.md: email needs SMTP; a URL must pass the
+ * SSRF rules now, and the send re-checks every connection); a signed kind gets its own secret, returned once here
+ * and revealable later by its owner.
  */
 export async function createChannel(
   db: TDb,
@@ -78,44 +68,20 @@ export async function createChannel(
   const parsed = ZCreateChannelInputSchema.safeParse(input.channel);
   if (!parsed.success) throw invalidInputError(parsed.error.issues);
   const c = parsed.data;
-  if (c.kind === "email" && (!input.config.smtp || !input.config.from)) {
-    throw new AppError("BAD_REQUEST", "Email is not configured on this server: set SMTP_URL and SMTP_FROM.", {
-      fieldErrors: { kind: "Email is not configured on this server." },
-    });
-  }
-  if (c.kind !== "email") {
-    try {
-      await assertPublicTarget(
-        "web.scrape",
-        { url: c.target },
-        { fetch: input.config.fetch, maps: { apiKey: undefined, baseUrl: "", timeoutMs: 0 } },
-      );
-    } catch (error) {
-      if (error instanceof AppError) {
-        const message = error.message.replace(/^Cannot watch/, "Cannot send to");
-        throw new AppError("BAD_REQUEST", message, { fieldErrors: { target: message } });
-      }
-      throw error;
-    }
-  }
-  const secret = c.kind === "webhook" ? randomBytes(32).toString("hex") : null;
+  const kind = channelKind(c.kind);
+  await kind.checkTarget(input.config, c.target);
+  const secret = kind.signed ? randomBytes(32).toString("hex") : null;
   const row = await db.notificationChannel.create({
     data: {
       userId: input.userId,
       kind: c.kind,
-      name: c.name || defaultName(c.kind, c.target),
+      name: c.name || kind.defaultName(c.target),
       target: c.target,
       secret,
       unsubscribeToken: randomBytes(24).toString("base64url"),
     },
   });
   return { channel: toChannelView(row), secret };
-}
-
-function defaultName(kind: TCreateChannelInput["kind"], target: string): string {
-  if (kind === "email") return target;
-  const host = URL.canParse(target) ? new URL(target).host : target;
-  return `${kind[0]?.toUpperCase()}${kind.slice(1)} · ${host}`;
 }
 
 export async function revealChannelSecret(

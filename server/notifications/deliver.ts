@@ -4,13 +4,12 @@ import { CapabilityFailure } from "../capabilities";
 import type { TDb } from "../db";
 import type { NotificationChannel, Prisma } from "../generated/prisma/client";
 import { logger } from "../logger";
+import { channelKind } from "./channel-kinds";
 import { unsubscribeUrl } from "./channels";
 import type { TNotifyConfig } from "./config";
 import { loadNoticeChanges } from "./load-changes";
 import { renderChanges, renderPlain, type TMessage } from "./render-message";
 import { retryDelayMs } from "./schedule";
-import { sendEmail } from "./send-email";
-import { sendWebhook } from "./send-webhook";
 
 /** After this many attempts a delivery is given up (marked failed, shown in the log). */
 export const MAX_ATTEMPTS = 8;
@@ -95,30 +94,10 @@ async function buildMessage(db: TDb, unit: TClaimed[], config: TNotifyConfig): P
   return list.length ? renderChanges(list, { grouped: first.grouped }) : null;
 }
 
-async function send(
-  channel: NotificationChannel,
-  deliveryId: string,
-  message: TMessage,
-  config: TNotifyConfig,
-  now: Date,
-) {
-  if (channel.kind === "email") {
-    await sendEmail(config, {
-      to: channel.target,
-      deliveryId,
-      unsubscribeUrl: unsubscribeUrl(config.appUrl, channel.unsubscribeToken),
-      message,
-    });
-  } else {
-    await sendWebhook(config, {
-      kind: channel.kind,
-      url: channel.target,
-      secret: channel.secret,
-      deliveryId,
-      message,
-      now,
-    });
-  }
+/** One delivery through the channel's kind (channel-kinds/). */
+function send(channel: NotificationChannel, deliveryId: string, message: TMessage, config: TNotifyConfig, now: Date) {
+  const unsubscribe = unsubscribeUrl(config.appUrl, channel.unsubscribeToken);
+  return channelKind(channel.kind).send(config, { channel, deliveryId, message, now, unsubscribeUrl: unsubscribe });
 }
 
 function appendLog(log: unknown, entry: { at: string; ok: boolean; error?: string }): Prisma.InputJsonValue {

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "NotificationChannelKind" ADD VALUE 'ntfy';
