@@ -1,5 +1,6 @@
 import type { TDb } from "../db";
 import { Prisma } from "../generated/prisma/client";
+import { batchesWithinBudget, DAY_MS } from "../lib/batches-within-budget";
 
 export type TPruneOptions = {
   now: Date;
@@ -23,7 +24,6 @@ export type TPruneResult = {
 
 export const DEFAULT_PRUNE_BATCH = 2000;
 const DEFAULT_BUDGET_MS = 5_000;
-const DAY_MS = 86_400_000;
 
 /**
  * Retention (DESIGN §4): aggregates and deletes refresh runs past the retention period that nothing needs one by one
@@ -41,20 +41,12 @@ const DAY_MS = 86_400_000;
 export async function pruneRefreshRuns(db: TDb, options: TPruneOptions): Promise<TPruneResult> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_PRUNE_BATCH));
   const cutoff = new Date(options.now.getTime() - options.retentionDays * DAY_MS);
-  const deadline = performance.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
   let runs = 0;
-  let batches = 0;
-  let done = false;
-  while (true) {
+  const { batches, done } = await batchesWithinBudget(options.budgetMs ?? DEFAULT_BUDGET_MS, async () => {
     const deleted = await pruneBatch(db, cutoff, batchSize);
-    batches++;
     runs += deleted;
-    if (deleted < batchSize) {
-      done = true;
-      break;
-    }
-    if (performance.now() >= deadline) break;
-  }
+    return deleted < batchSize ? "done" : "more";
+  });
   const vacuumed = runs > 0 && (await vacuumIfNoAutovacuum(db));
   return { runs, batches, done, vacuumed };
 }

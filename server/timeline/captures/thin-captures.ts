@@ -1,5 +1,6 @@
 import type { TDb } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
+import { batchesWithinBudget, DAY_MS } from "../../lib/batches-within-budget";
 
 export type TThinCapturesOptions = {
   now: Date;
@@ -23,7 +24,6 @@ export type TThinCapturesResult = {
 
 export const DEFAULT_THIN_BATCH = 500;
 const DEFAULT_BUDGET_MS = 5_000;
-const DAY_MS = 86_400_000;
 
 /**
  * Retention of captures (issue 18: "keeps every capture a kept change references and thins the rest"). A capture is
@@ -46,27 +46,23 @@ const DAY_MS = 86_400_000;
 export async function thinCaptures(db: TDb, options: TThinCapturesOptions): Promise<TThinCapturesResult> {
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_THIN_BATCH));
   const cutoff = new Date(options.now.getTime() - options.retentionDays * DAY_MS);
-  const deadline = performance.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
   const result: TThinCapturesResult = { captures: 0, bytes: 0, batches: 0, done: false };
-  while (true) {
+  const pass = await batchesWithinBudget(options.budgetMs ?? DEFAULT_BUDGET_MS, async () => {
     const [row] = await db.$queryRaw<
       { captures: number; bytes: bigint | number | null; candidates: number; waiting: number }[]
     >(thinCapturesSql({ now: options.now, cutoff, batchSize }));
-    result.batches++;
     const deleted = Number(row?.captures ?? 0);
     const candidates = Number(row?.candidates ?? 0);
     result.captures += deleted;
     result.bytes += Number(row?.bytes ?? 0);
     // Fewer candidates than a batch: nothing more to look at now (a held tracker's captures wait for the next pass).
-    if (candidates < batchSize) {
-      result.done = true;
-      break;
-    }
+    if (candidates < batchSize) return "done";
     // A full batch of captures whose trackers are all held: the same ones would come back; try again next pass. (None
     // deleted but not all held: another pass took them meanwhile, so look again.)
-    if (deleted === 0 && Number(row?.waiting ?? 0) === candidates) break;
-    if (performance.now() >= deadline) break;
-  }
+    return deleted === 0 && Number(row?.waiting ?? 0) === candidates ? "wait" : "more";
+  });
+  result.batches = pass.batches;
+  result.done = pass.done;
   return result;
 }
 
