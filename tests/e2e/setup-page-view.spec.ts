@@ -2,6 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES } from "../fixtures/corpus/pages/plans";
 import { site } from "./fixtures";
+import { lockAndCheck } from "./setup-lock";
 
 /**
  * The page view in setup (rules mode, docs/page-view.md): the sample page, inert, with the drafted price outlined
@@ -28,13 +29,6 @@ async function startSetup(page: Page) {
   await expect(frame.getByText("$20", { exact: true })).toHaveCSS("outline-style", "dashed");
   await expect(frame.locator("script")).toHaveCount(0);
   return { view, frame };
-}
-
-async function lockAndCheck(page: Page, field: string) {
-  await expect(page.getByTestId("draft-card").locator(`[data-field-name="${field}"]`)).toBeVisible();
-  await page.getByTestId("lock-button").click();
-  await expect(page).toHaveURL(/\/trackers\/(?!new)[^/?]+$/);
-  await expect(page.getByTestId("locked-definition").getByTestId(`definition-field-${field}`)).toBeVisible();
 }
 
 test.describe("desktop", () => {

@@ -2,6 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES } from "../fixtures/corpus/pages/plans";
 import { site } from "./fixtures";
+import { lockAndCheck } from "./setup-lock";
 
 /**
  * Pointing at the right price in setup (rules mode): the card lists the sample's plan prices with the watched one
@@ -26,13 +27,6 @@ async function startSetup(page: Page) {
   await expect(prices).toBeVisible();
   await expect(prices.getByRole("radio", { name: /Starter/ })).toBeChecked();
   return prices;
-}
-
-async function lockAndCheck(page: Page, field: string) {
-  await expect(page.getByTestId("draft-card").locator(`[data-field-name="${field}"]`)).toBeVisible();
-  await page.getByTestId("lock-button").click();
-  await expect(page).toHaveURL(/\/trackers\/(?!new)[^/?]+$/);
-  await expect(page.getByTestId("locked-definition").getByTestId(`definition-field-${field}`)).toBeVisible();
 }
 
 test.describe("desktop", () => {

@@ -3,6 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import type { TNotifyConfig } from "@/server/notifications";
+import { localCapabilityConfig } from "./trackers";
 
 /** A real local SMTP server (smtp-server) that keeps every message it accepts, parsed by mailparser. */
 export async function startSmtpReceiver(): Promise<{
@@ -98,4 +100,21 @@ export function isSignedBy(secret: string, request: Pick<TReceived, "headers" | 
 /** The change ids a webhook delivery carries (its body's `changes`). */
 export function changeIdsIn(request: Pick<TReceived, "body">): string[] {
   return (JSON.parse(request.body) as { changes: { changeId: string }[] }).changes.map((c) => c.changeId);
+}
+
+/**
+ * The notification config tests send with: the local receiver allowed past the SSRF rules, no redirects, no email
+ * unless `overrides` give an SMTP server; pause after 3 failures, "failing" after 3.
+ */
+export function localNotifyConfig(receiverUrl: string, overrides: Partial<TNotifyConfig> = {}): TNotifyConfig {
+  return {
+    appUrl: "https://bell.example.com",
+    smtp: null,
+    from: null,
+    fetch: { ...localCapabilityConfig([receiverUrl], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
+    pauseAfterFailures: 3,
+    failingAfter: 3,
+    leaseMs: 60_000,
+    ...overrides,
+  };
 }

@@ -8,7 +8,7 @@ import { listTrackerSummaries } from "@/server/trackers";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { startWebhookReceiver } from "../helpers/notify-receivers";
+import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
 import {
   createActiveTracker,
   cssPriceDefinition,
@@ -37,15 +37,7 @@ beforeAll(async () => {
   site = await startFixtureSite();
   hook = await startWebhookReceiver();
   models = await startModelServer();
-  config = {
-    appUrl: "https://bell.example.com",
-    smtp: null,
-    from: null,
-    fetch: { ...localCapabilityConfig([hook.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
-    pauseAfterFailures: 3,
-    failingAfter: 3,
-    leaseMs: 60_000,
-  };
+  config = localNotifyConfig(hook.url);
 });
 afterAll(async () => {
   await models?.close();

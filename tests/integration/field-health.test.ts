@@ -7,7 +7,7 @@ import { listTrackerSummaries, lockDefinition, replayTracker, saveDraftDefinitio
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { startWebhookReceiver } from "../helpers/notify-receivers";
+import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
@@ -26,15 +26,7 @@ beforeAll(async () => {
   t = await createTestDb();
   site = await startFixtureSite();
   hook = await startWebhookReceiver();
-  config = {
-    appUrl: "https://bell.example.com",
-    smtp: null,
-    from: null,
-    fetch: { ...localCapabilityConfig([hook.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
-    pauseAfterFailures: 3,
-    failingAfter: 3,
-    leaseMs: 60_000,
-  };
+  config = localNotifyConfig(hook.url);
 });
 afterAll(async () => {
   await hook?.close();

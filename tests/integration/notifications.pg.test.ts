@@ -4,8 +4,7 @@ import type { TDb } from "@/server/db";
 import { createChannel, fanOutChanges, runNotifications, type TNotifyConfig } from "@/server/notifications";
 import { appendChange, ensureEntity } from "@/server/timeline";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
-import { startWebhookReceiver } from "../helpers/notify-receivers";
-import { localCapabilityConfig } from "../helpers/trackers";
+import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
 
 /**
  * Issue #15 "Delivery that loses nothing and sends nothing twice", on real PostgreSQL: several workers at once make
@@ -46,15 +45,7 @@ describe.skipIf(!hasPostgres)("notifications on PostgreSQL", () => {
   beforeAll(async () => {
     pg = await createPostgresTestDb();
     hook = await startWebhookReceiver();
-    config = {
-      appUrl: "https://bell.example.com",
-      smtp: null,
-      from: null,
-      fetch: { ...localCapabilityConfig([hook.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
-      pauseAfterFailures: 5,
-      failingAfter: 3,
-      leaseMs: 60_000,
-    };
+    config = localNotifyConfig(hook.url, { pauseAfterFailures: 5 });
   });
   afterAll(async () => {
     await hook?.close();

@@ -26,7 +26,7 @@ import {
 import { appendChange, ensureEntity } from "@/server/timeline";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { startSmtpReceiver, startWebhookReceiver } from "../helpers/notify-receivers";
+import { localNotifyConfig, startSmtpReceiver, startWebhookReceiver } from "../helpers/notify-receivers";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -46,15 +46,11 @@ beforeAll(async () => {
   site = await startFixtureSite();
   smtp = await startSmtpReceiver();
   hook = await startWebhookReceiver();
-  config = {
-    appUrl: "https://bell.example.com",
+  config = localNotifyConfig(hook.url, {
     smtp: { url: smtp.url },
     from: "Bellwether <bell@example.com>",
-    fetch: { ...localCapabilityConfig([hook.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
-    pauseAfterFailures: 3,
     failingAfter: 2,
-    leaseMs: 60_000,
-  };
+  });
 });
 afterAll(async () => {
   await hook?.close();

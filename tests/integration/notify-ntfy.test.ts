@@ -10,7 +10,7 @@ import {
 import { ntfyBody } from "@/server/notifications/channel-kinds/ntfy";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
-import { startWebhookReceiver } from "../helpers/notify-receivers";
+import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -29,15 +29,7 @@ beforeAll(async () => {
   t = await createTestDb();
   site = await startFixtureSite();
   ntfy = await startWebhookReceiver();
-  config = {
-    appUrl: "https://bell.example.com",
-    smtp: null,
-    from: null,
-    fetch: { ...localCapabilityConfig([ntfy.url], { timeoutMs: 3000 }).fetch, maxRedirects: 0 },
-    pauseAfterFailures: 5,
-    failingAfter: 3,
-    leaseMs: 60_000,
-  };
+  config = localNotifyConfig(ntfy.url, { pauseAfterFailures: 5 });
 });
 afterAll(async () => {
   await ntfy?.close();
