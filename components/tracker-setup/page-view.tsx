@@ -107,12 +107,14 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
   // The overlay is a style element inside the frame, rewritten in place (the page keeps its scroll position).
   const paint = useCallback(() => {
     const doc = frame.current?.contentDocument;
-    if (!doc || !view) return;
+    // Before the copy has loaded the frame holds an empty document: the frame's onLoad paints then.
+    const root = doc?.body ?? doc?.documentElement;
+    if (!doc || !root || !view) return;
     let style = doc.getElementById(OVERLAY_ID);
     if (!style) {
       style = doc.createElement("style");
       style.id = OVERLAY_ID;
-      (doc.body ?? doc.documentElement).appendChild(style);
+      root.appendChild(style);
     }
     style.textContent = overlayCss(view, picked?.n ?? null);
   }, [view, picked]);
