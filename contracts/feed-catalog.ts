@@ -146,7 +146,7 @@ function isStringArray(value: unknown): value is string[] {
  * json-render's spec schema (`@json-render/react/schema`: `{root: string, elements: record({type: component
  * name, props: record, children: string[], slots?: record(string[]), visible?, repeat?})}`), written out.
  * `feedCatalog.validate` checks the same with zod at ~1 µs per element, and `validateFeedSpec` runs for every
- * card of every feed load (DESIGN §6 fast path): a spec this accepts skips it; anything else, including
+ * card of every feed load (docs/design.md §6 fast path): a spec this accepts skips it; anything else, including
  * anything unusual (class instances, null prototypes), still goes to zod, which decides and words the problem.
  * Of what JSON can carry it accepts only what zod accepts (tests/unit/feed-spec-safety.test.ts compares them).
  */
@@ -193,7 +193,7 @@ function maxLengthOf(checks: NonNullable<TZodDef["checks"]>): number | null {
  * A props schema turned into a plain predicate that says yes only where zod says yes: objects (unknown keys
  * stripped) of strings with a maximum length, enums, optional and nullable — what the catalog's props use.
  * Anything else gives null (zod always decides). Derived from the zod schema, so the catalog stays the one
- * definition; zod's parse of every element of every card on every feed load (DESIGN §6 fast path) allocates
+ * definition; zod's parse of every element of every card on every feed load (docs/design.md §6 fast path) allocates
  * more than the whole rest of the load, and is now left for the rare card that fails or uses other types.
  */
 export function quickAccept(schema: z.ZodType): TQuickAccept | null {

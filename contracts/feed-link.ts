@@ -36,7 +36,7 @@ function isSegmentChar(c: number, dot: boolean): boolean {
  * `PLAIN_APP_PATH.test(raw)` by one scan of char codes: such a path has no control characters, whitespace or
  * backslashes, so it is its own answer without the unsafe-character pattern, the backslash replacement and the
  * path pattern (~0.5 µs per link as three regular-expression passes; the feed checks every card's links on
- * every load, DESIGN §6). tests/unit/feed-fast-path.test.ts compares it with the pattern.
+ * every load, docs/design.md §6). tests/unit/feed-fast-path.test.ts compares it with the pattern.
  */
 export function isPlainAppPath(raw: string): boolean {
   const n = raw.length;

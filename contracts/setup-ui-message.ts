@@ -5,7 +5,7 @@ import { zText } from "./common";
 /**
  * The setup chat's message type: an AI SDK UI message whose parts are text (the replies, streamed) and
  * typed data parts. It is the wire protocol (UI message stream → useChat), the stored transcript (one
- * SetupMessage row per message) and what the page renders — one shape everywhere (DESIGN §3 "Setup").
+ * SetupMessage row per message) and what the page renders — one shape everywhere (docs/design.md §3 "Setup").
  * Client-safe: zod and type imports only.
  */
 

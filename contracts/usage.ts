@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZTrackerStatusSchema } from "./trackers";
 
-/** What a person spent this calendar month (UTC): Settings → Usage (DESIGN §9). */
+/** What a person spent this calendar month (UTC): Settings → Usage (docs/design.md §9). */
 
 const count = z.number().int().min(0);
 

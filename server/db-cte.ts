@@ -2,7 +2,7 @@ import { Prisma } from "./generated/prisma/client";
 
 /**
  * One named sub-statement (`"name" AS (…)`) of a statement composed from several owners' parts — the refresh's
- * one final write (DESIGN §2: each table's owner supplies its part, the refresh composes them). A part that
+ * one final write (docs/design.md §2: each table's owner supplies its part, the refresh composes them). A part that
  * needs two steps (an insert and a row depending on it) is two CTEs, the second reading the first by name.
  */
 export type TCte = { name: string; sql: Prisma.Sql };
@@ -20,7 +20,7 @@ export function guardedBy(guard: string | null): Prisma.Sql {
 /**
  * A condition that makes the statement's own (implicit) transaction commit without waiting for its WAL flush
  * (`synchronous_commit = off`, `set_config(…, true)`: this transaction only; PostgreSQL reverts it when it ends).
- * Only for writes whose loss in a database crash is already handled: a lease (DESIGN §7) — a lost lease just
+ * Only for writes whose loss in a database crash is already handled: a lease (docs/design.md §7) — a lost lease just
  * fences off its run's final write, which itself commits durably and flushes the lease's WAL with its own. Saves
  * one WAL flush per refresh, the floor's only one (tests/bench/README.md). An uncorrelated subquery: evaluated
  * once per statement; a statement that writes nothing has no flush to skip anyway.

@@ -145,7 +145,7 @@ const ZEnvObjectSchema = z.object({
   /** The older name of SCHEDULER_POLL_MS, still honoured when that is unset. */
   WORKER_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
   /**
-   * Retention (DESIGN §4): unchanged and skipped refresh runs older than this many days are summed per tracker per day
+   * Retention (docs/design.md §4): unchanged and skipped refresh runs older than this many days are summed per tracker per day
    * (RunDailyStat) and deleted with their usage-ledger rows; runs the timeline references and failed runs are kept.
    */
   RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
@@ -156,7 +156,7 @@ const ZEnvObjectSchema = z.object({
   CAPTURE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
 
   /**
-   * Costly endpoints are rate-limited per person (DESIGN §9), counted in the database so every instance shares
+   * Costly endpoints are rate-limited per person (docs/design.md §9), counted in the database so every instance shares
    * the count: setup chat turns per window, and refreshes ("Refresh now" and POST /api/v1/…/refresh together).
    * 0 turns a limit off.
    */
@@ -178,7 +178,7 @@ const ZEnvObjectSchema = z.object({
   ),
 
   /**
-   * Context files (DESIGN §3): the largest file a person may attach, how many per tracker, which kinds (any of
+   * Context files (docs/design.md §3): the largest file a person may attach, how many per tracker, which kinds (any of
    * text, markdown, csv, pdf, docx) and how much extracted text one file may hold (bounds its chunks).
    */
   CONTEXT_FILE_MAX_BYTES: z.coerce.number().int().min(1_000).max(100_000_000).default(5_000_000),
@@ -273,7 +273,7 @@ type TEnvProblem = { variable: keyof TEnvFields; message: string };
 const AI_ROLE_VARIABLES = ["AI_MODEL_DRAFTER", "AI_MODEL_FILLER", "AI_MODEL_JUDGE", "AI_MODEL_ENHANCER"] as const;
 
 /**
- * The AI settings that only make sense together (DESIGN §1 "Model"). Checked here, at parse time, so that
+ * The AI settings that only make sense together (docs/design.md §1 "Model"). Checked here, at parse time, so that
  * getEnv() and `npm start` refuse the same configurations; server/ai/config.ts resolves what passes.
  */
 export function aiSettingsProblem(
@@ -311,7 +311,7 @@ export function aiSettingsProblem(
   return undefined;
 }
 
-/** The host marker that makes the embedded database unusable, if any (DESIGN §1 "Database"). */
+/** The host marker that makes the embedded database unusable, if any (docs/design.md §1 "Database"). */
 export function serverlessHost(env: Pick<TEnvFields, "VERCEL" | "AWS_LAMBDA_FUNCTION_NAME">): string | undefined {
   if (env.VERCEL !== undefined) return "VERCEL";
   if (env.AWS_LAMBDA_FUNCTION_NAME !== undefined) return "AWS_LAMBDA_FUNCTION_NAME";

@@ -11,7 +11,7 @@ const day = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", ti
 const cell = "px-2 py-1.5 text-right tabular-nums";
 
 /**
- * Settings → Usage this month (DESIGN §9): per tracker the refreshes, model calls and tokens, the feed's and
+ * Settings → Usage this month (docs/design.md §9): per tracker the refreshes, model calls and tokens, the feed's and
  * unbound setups' model use, and what is left of the monthly token budget (AI_MONTHLY_TOKEN_BUDGET).
  */
 export function UsageSettings() {

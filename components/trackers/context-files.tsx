@@ -24,7 +24,7 @@ const EMBEDDING_LABELS: Record<TContextEmbeddingStatus, string> = {
 };
 
 /**
- * The tracker page's "Context files" (DESIGN §3, issue 16): the person's own documents the judge consults — attach
+ * The tracker page's "Context files" (docs/design.md §3, issue 16): the person's own documents the judge consults — attach
  * (picker, or drop a file on the area), see each file's size, type, indexing state and how many changes cited it,
  * replace or delete (each after a confirmation). Errors from the upload are shown as the server words them.
  */

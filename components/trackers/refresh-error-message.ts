@@ -1,5 +1,5 @@
 /**
- * What "Refresh now" shows when the refresh could not start. A rate limit (DESIGN §9) reads
+ * What "Refresh now" shows when the refresh could not start. A rate limit (docs/design.md §9) reads
  * "Too many refreshes — try again in 12 s", from the retry time the server sends in the error's data; anything
  * else is "failed: <the server's message>".
  */

@@ -9,7 +9,7 @@ import { refreshErrorMessage } from "./refresh-error-message";
 
 type TStep = TRunStepEvent["step"];
 
-/** The hot loop's steps in the order they run (DESIGN §3); progress only ever moves along this list. */
+/** The hot loop's steps in the order they run (docs/design.md §3); progress only ever moves along this list. */
 const STEPS: readonly TStep[] = ["lease", "crawl", "precheck", "fill", "diff", "judge", "append"];
 
 const OUTCOME_STYLES: Record<string, string> = {

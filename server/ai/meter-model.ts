@@ -7,7 +7,7 @@ export type TModelSpend = { modelCalls: number; inputTokens: number; outputToken
  * A model that counts what it costs: every call (generate or stream, retries included) and the tokens the
  * provider reports, read from the call's result or its stream's finish part. For model steps that do not report
  * their own usage (the setup drafter's streamText, the feed enhancement), so the usage ledger sees every call
- * (DESIGN §9) without the step knowing about it.
+ * (docs/design.md §9) without the step knowing about it.
  */
 export function meterModel(model: TLanguageModel): { model: TLanguageModel; spent: () => TModelSpend } {
   const spent: TModelSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };

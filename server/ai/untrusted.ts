@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 
 /**
  * Wrapping for text the model must treat as data, never as instructions: scraped pages, context
- * files, anything a third party wrote (DESIGN §8). Two independent guards keep a block from being
+ * files, anything a third party wrote (docs/design.md §8). Two independent guards keep a block from being
  * closed early: the text cannot reproduce the markers (runs of "<<<" / ">>>" and marker phrases are
  * neutralised after folding look-alikes), and each block carries an id derived from its own content,
  * so a forged end line, however it is spelled, cannot carry the right id (it would have to contain
@@ -53,7 +53,7 @@ const PLAIN_ASCII = /^[\t\n\x20-\x7E]*$/;
  */
 export function neutraliseDelimiters(text: string): string {
   // Printable ASCII, tabs and newlines (most scraped text): NFKC, the surrogate, invisible, control and CR passes
-  // leave it as it is, so only the marker passes run (DESIGN §3: the fill prompt of every changed page).
+  // leave it as it is, so only the marker passes run (docs/design.md §3: the fill prompt of every changed page).
   if (PLAIN_ASCII.test(text)) {
     return text.replace(ANGLE_RUN_OPEN, "‹‹").replace(ANGLE_RUN_CLOSE, "››").replace(MARKER_WORDS, "[marker removed]");
   }
@@ -72,7 +72,7 @@ function truncateCodePoints(text: string, max: number): { text: string; omitted:
   // Never more code points than UTF-16 units: within `max` units, nothing to cut.
   if (text.length <= max) return { text, omitted: 0 };
   // Counted as `Array.from` counts them (a surrogate pair is one point, a lone surrogate one), without an array of
-  // every character: a page's prompt text is cut here on every changed refresh (DESIGN §3).
+  // every character: a page's prompt text is cut here on every changed refresh (docs/design.md §3).
   const step = (i: number) => {
     const c = text.charCodeAt(i);
     if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) return 1;

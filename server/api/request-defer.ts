@@ -4,7 +4,7 @@ import { trackWork } from "@/server/lifecycle/in-flight-work";
 import { logger } from "@/server/logger";
 
 /**
- * The `defer` the API layer hands to domain code (DESIGN §6 slow path, §7 serverless hosts). Inside a
+ * The `defer` the API layer hands to domain code (docs/design.md §6 slow path, §7 serverless hosts). Inside a
  * Next request (route handler, server component) it uses `after()`: the task starts once the response
  * is sent and the platform keeps the function alive until it settles (`waitUntil` on Vercel). Outside a
  * request scope — tests calling the tRPC fetch handler directly, scripts — `after()` throws, and the

@@ -45,7 +45,7 @@ export async function handleSetupTurnRequest(
         },
       );
     }
-    // Each turn may run the drafter (model calls) and a sample fetch: rate-limited per person (DESIGN §9).
+    // Each turn may run the drafter (model calls) and a sample fetch: rate-limited per person (docs/design.md §9).
     await enforceRateLimit(db, { userId: user.id, action: "setup-turn" });
     const text = body.data.message.parts.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("");
     const turn = await startSetupTurn(db, {

@@ -17,7 +17,7 @@ type TNewCredentials = { name: string; email: string; passwordHash: string };
  * 1. the legacy local user of a pre-accounts install, when there is one, *becomes* the owner — its id is renamed
  *    to the new account's id and every table that references users follows through its foreign key
  *    (all are `ON UPDATE CASCADE`, Prisma's default), so trackers, timelines, setup chats, API tokens, settings
- *    and the feed cache change hands in that one statement and nothing is left behind (DESIGN §9);
+ *    and the feed cache change hands in that one statement and nothing is left behind (docs/design.md §9);
  * 2. the password credential is stored;
  * 3. the Instance row (id 1) is inserted — the guard: a concurrent second request fails on its primary key and
  *    its whole transaction, including step 1, rolls back. Exactly one owner, whatever the timing.

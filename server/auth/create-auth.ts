@@ -46,7 +46,7 @@ export function authConfigFromEnv(env: TEnv): TAuthConfig {
 }
 
 /**
- * The better-auth instance over the app's Prisma client (DESIGN §9): email + password, database sessions in
+ * The better-auth instance over the app's Prisma client (docs/design.md §9): email + password, database sessions in
  * HTTP-only SameSite=Lax cookies, no cookie cache (a revoked session stops working at once), sign-up only
  * through the gated endpoints of accountsPlugin.
  */

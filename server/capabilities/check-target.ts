@@ -10,7 +10,7 @@ const RESOLVE_TIMEOUT_MS = 3_000;
 const ALLOW_HINT = "Allow the host with FETCH_ALLOW_HOSTS if this is intentional.";
 
 /**
- * DESIGN §8 at the door: a web.scrape target whose host is, or resolves to, a private, loopback or link-local
+ * docs/design.md §8 at the door: a web.scrape target whose host is, or resolves to, a private, loopback or link-local
  * (any non-public) address is refused when a tracker is created or bound in setup — a 400 naming the host, and
  * nothing is created. It makes the same checks safe-fetch makes before each connection (its precheck, the
  * address classes, the resolver seam `config.fetch.resolve`) and lets FETCH_ALLOW_HOSTS through the same way.

@@ -1,5 +1,5 @@
 /**
- * Chunking with overlap (DESIGN §3 "chunked and indexed"): a unit's text is cut into pieces of about `size`
+ * Chunking with overlap (docs/design.md §3 "chunked and indexed"): a unit's text is cut into pieces of about `size`
  * characters at a line or word boundary, each repeating the last `overlap` characters of the one before, so a
  * sentence cut at a boundary is still whole in one of them.
  */

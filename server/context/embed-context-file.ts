@@ -19,7 +19,7 @@ export function embeddingModelId(model: TEmbeddingModel): string {
 
 /**
  * Embeds one stored file's chunks (AI SDK embedMany through server/ai, metered in the usage ledger) and stores the
- * unit vectors beside them — AFTER the file's own transaction (DESIGN §3): the upload is already stored and full-text
+ * unit vectors beside them — AFTER the file's own transaction (docs/design.md §3): the upload is already stored and full-text
  * indexed, so a failing or slow embedding model only leaves the file `failed` (full text only, said on the card).
  * A file replaced meanwhile is left to its own, newer embedding (the write checks the file's `updatedAt`).
  * `model` defaults to the configured one; null → `off`.

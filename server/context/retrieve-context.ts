@@ -43,7 +43,7 @@ const CHUNK_FROM = Prisma.sql`"ContextChunk" c JOIN "ContextFile" f ON f."id" = 
 
 /**
  * The most relevant chunks of ONE tracker's files for a query (the judge's TContextRetriever). Hybrid when an
- * embedding model is configured and the tracker's files carry its vectors (DESIGN §3): PostgreSQL full-text rank
+ * embedding model is configured and the tracker's files carry its vectors (docs/design.md §3): PostgreSQL full-text rank
  * (the generated tsvector + GIN index, ts_rank_cd) and cosine similarity of the query's embedding, fused by
  * reciprocal rank; otherwise — rules mode, no embedding model, a file whose embedding failed, or the query's
  * embedding failing now — full text alone. Both queries are scoped by owner AND tracker in the WHERE clause: another

@@ -16,7 +16,7 @@ import { keepSafeSynthetic } from "./synthetic-spec";
 
 export const INACTIVE_AFTER_MS = 2 * 3_600_000;
 
-/** DESIGN §6 cost control: the harness runs only for people who opened the app in the last 2 hours. */
+/** docs/design.md §6 cost control: the harness runs only for people who opened the app in the last 2 hours. */
 export function isRecentlyActive(lastActiveAt: Date | null, now: Date): boolean {
   return lastActiveAt !== null && now.getTime() - lastActiveAt.getTime() <= INACTIVE_AFTER_MS;
 }
@@ -36,7 +36,7 @@ export type TEnhanceOutcome =
   | "backoff"
   | "enhanced"
   | "failed"
-  /** The person's monthly model-token budget is spent: skipped, no model call (DESIGN §9). */
+  /** The person's monthly model-token budget is spent: skipped, no model call (docs/design.md §9). */
   | "over_budget";
 
 export type TEnhanceOptions = {

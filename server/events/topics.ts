@@ -1,5 +1,5 @@
 /**
- * The typed events domains publish (DESIGN.md §2: events sit below every domain, so the hot loop can say
+ * The typed events domains publish (docs/design.md §2: events sit below every domain, so the hot loop can say
  * "a tracker changed" without knowing that a feed exists). Every event belongs to one user and is only
  * delivered to subscribers of that user.
  */
@@ -8,7 +8,7 @@ export type TEventTopics = {
   "tracker.changed": { userId: string; trackerId: string; materiality: "material" | "notable" | "baseline" | null };
   /**
    * A refresh of the tracker ended (completed or failed), whatever it found: its "last checked", runs log and
-   * failure status moved. Sent after every such run — with no statement of its own (DESIGN §3: the unchanged path
+   * failure status moved. Sent after every such run — with no statement of its own (docs/design.md §3: the unchanged path
    * stays at one read and one write; on PostgreSQL its NOTIFY rides inside the run's final statement).
    */
   "tracker.checked": { userId: string; trackerId: string; outcome: TCheckOutcome };

@@ -39,7 +39,7 @@ function checkSpecs(items: TFeedItem[]): TFeedItem[] {
 }
 
 /**
- * The in-process part of a feed load (DESIGN §6 fast path): the catalog check of every card, the rule-based
+ * The in-process part of a feed load (docs/design.md §6 fast path): the catalog check of every card, the rule-based
  * post-processors, the cached enhancement merged, ordered. The check and the memory-word match are memoised per
  * card content (card-memo.ts); the rest depends on the load. No I/O; `npm run bench -- feed` times this function.
  * `processed` (before the merge) is what the slow path enhances.
@@ -75,7 +75,7 @@ export type TBuiltFeed = {
 };
 
 /**
- * One user's feed without the request around it (DESIGN §6 fast path): the registered sources in dependency order,
+ * One user's feed without the request around it (docs/design.md §6 fast path): the registered sources in dependency order,
  * the post-processors, the last cached enhancement merged. Shared by a feed load (getFeed) and the background
  * enhancement after a context change (background/), so both enhance the same items.
  */

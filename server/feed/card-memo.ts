@@ -2,7 +2,7 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import { LruMap } from "@/server/lib/lru-map";
 
 /**
- * The fast path's per-card memo (DESIGN §6: the fast path runs on every feed load, and a page load rebuilds the
+ * The fast path's per-card memo (docs/design.md §6: the fast path runs on every feed load, and a page load rebuilds the
  * same cards for the same decisions again and again). A source's builder names each card by a content key made
  * of everything the card is built from — the key changes exactly when the card does — and the per-card work that
  * depends on the card alone is kept under that key: the catalog check's verdict, and whether the card's data

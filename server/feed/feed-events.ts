@@ -4,7 +4,7 @@ import { subscribe } from "@/server/events";
  * "This user's feed changed": what the feed page listens to (feed.live). The feed is composed from above, so it
  * subscribes to what the domains below publish on the event bus — a tracker recorded a change
  * (`tracker.changed`, from the refresh hot loop), or something only the feed shows changed (`feed.changed`:
- * enhancement, settings, calendar) — and never asks them to know it exists (DESIGN §2).
+ * enhancement, settings, calendar) — and never asks them to know it exists (docs/design.md §2).
  */
 export type TFeedEvent = { id: string; userId: string; reason: "enhanced" | "changed" | "settings" | "calendar" };
 

@@ -21,7 +21,7 @@ export const dedup: TPostProcessor = (items) => {
 /*
  * Each rule is a per-item function, used twice: by its processor below (composable, tested one by one) and by
  * `postProcess`'s single pass over the default list, which gives the same items with one copy per item instead
- * of one per rule (DESIGN §6: the fast path runs on every feed load).
+ * of one per rule (docs/design.md §6: the fast path runs on every feed load).
  */
 
 function signalScore(item: TFeedItem): number {
@@ -44,7 +44,7 @@ function memoryPattern(words: readonly string[]): RegExp {
 
 /**
  * Whether a string in the item's data mentions one of the memory words. The values are walked in place (no
- * serialisation of every card on every load, DESIGN §6 fast path); keys are the sources' own names, not content.
+ * serialisation of every card on every load, docs/design.md §6 fast path); keys are the sources' own names, not content.
  */
 function mentionsMemory(item: TFeedItem, words: readonly string[]): boolean {
   const pattern = memoryPattern(words);

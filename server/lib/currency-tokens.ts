@@ -2,7 +2,7 @@
  * Currency tokens as they appear next to amounts on real pages: ISO codes, symbols and local
  * abbreviations. Pure data plus the rule that resolves an ambiguous token ("$", "kr", "¥", "Rs")
  * against a currency hint; parse-price.ts reads it. Kept under server/lib so both the scraper
- * (capabilities) and the fill step (intelligence) use one table (DESIGN.md §2 foundation).
+ * (capabilities) and the fill step (intelligence) use one table (docs/design.md §2 foundation).
  */
 
 /** Where a token sits relative to its amount: "$ 5" is prefix, "5 zł" suffix. */

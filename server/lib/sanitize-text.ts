@@ -1,7 +1,7 @@
 /**
  * PostgreSQL refuses NUL (U+0000) in text and jsonb, and a lone UTF-16 surrogate cannot be encoded
  * as UTF-8: one such character in a page made every refresh of its tracker fail. Page-derived text
- * goes through these before it can reach the database (DESIGN §8: untrusted data).
+ * goes through these before it can reach the database (docs/design.md §8: untrusted data).
  */
 
 // NUL, and surrogates that are not part of a pair.

@@ -26,7 +26,7 @@ export const DEFAULT_PRUNE_BATCH = 2000;
 const DEFAULT_BUDGET_MS = 5_000;
 
 /**
- * Retention (DESIGN §4): aggregates and deletes refresh runs past the retention period that nothing needs one by one
+ * Retention (docs/design.md §4): aggregates and deletes refresh runs past the retention period that nothing needs one by one
  * — completed runs whose page had not changed, and runs skipped because another refresh was in flight — together
  * with their usage-ledger rows (CapabilityCall, by cascade). Their counts, model use and ledger sums are added to
  * RunDailyStat per tracker per UTC day of `createdAt`, which the token budget and "usage this month" add to the runs

@@ -1,7 +1,7 @@
 import type { TDb, TTx } from "@/server/db";
 
 /**
- * "New since you last looked" (DESIGN §6, issue #14): what counts as new is what arrived after the previous
+ * "New since you last looked" (docs/design.md §6, issue #14): what counts as new is what arrived after the previous
  * VISIT, not the previous page load — the feed reloads itself while open (live events, Refresh), and a marker
  * that vanished on each reload would mark nothing by the time one reads it. A visit is a run of feed views
  * with no gap longer than FEED_VISIT_GAP_MS (30 minutes by default); activity (`lastActiveAt`, which gates the

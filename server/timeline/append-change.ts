@@ -40,7 +40,7 @@ export async function appendChange(tx: TDb | TTx, input: TAppendChangeInput): Pr
 }
 
 /**
- * appendChange as two sub-statements of the refresh's one final write (DESIGN §2: the timeline owns these tables,
+ * appendChange as two sub-statements of the refresh's one final write (docs/design.md §2: the timeline owns these tables,
  * the refresh composes): the change row and, for a material or notable change, its notifications outbox row
  * (change-outbox.ts) with the tracker's owner — in the same statement, so a change is never recorded without its
  * notice, and only by the delivery that inserted the change (a redelivered append inserts neither). `guard` names

@@ -1,7 +1,7 @@
 import type { TTx } from "../db";
 
 /**
- * The notifications outbox (DESIGN §2: the timeline owns it, as it owns the change it reports). `appendChangeSql`
+ * The notifications outbox (docs/design.md §2: the timeline owns it, as it owns the change it reports). `appendChangeSql`
  * (as the refresh's final write carries it, or `appendChange` on its own) writes one row per material or notable
  * change in the same statement as the change, with the tracker's owner, so a
  * change is never recorded without its notice and a rolled-back change leaves none. server/notifications takes them.

@@ -15,7 +15,7 @@ export async function stampChecked(
 }
 
 /**
- * stampChecked as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this
+ * stampChecked as a sub-statement of the refresh's one final write (docs/design.md §2: the timeline owns this
  * table, the refresh composes). `guard` is the name of the statement's fencing CTE: no fence, no stamp (null:
  * unguarded, as stampChecked runs it).
  */

@@ -46,7 +46,7 @@ export async function writeCurrentState(tx: TDb | TTx, input: TStateInput): Prom
 }
 
 /**
- * writeCurrentState as a sub-statement of the refresh's one final write (DESIGN §2: the timeline owns this table,
+ * writeCurrentState as a sub-statement of the refresh's one final write (docs/design.md §2: the timeline owns this table,
  * the refresh composes it with the run and the change row): an upsert that writes only when the statement's fencing
  * CTE `guard` returned a row (null: unguarded, as writeCurrentState runs it).
  */

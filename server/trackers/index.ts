@@ -1,5 +1,5 @@
 /**
- * The tracker application layer (DESIGN §2): every command and query the UI, the public API and the
+ * The tracker application layer (docs/design.md §2): every command and query the UI, the public API and the
  * feed use on trackers, with their view types. Routers and REST handlers call one function from here.
  *
  * Where the writes live — a deliberate split:

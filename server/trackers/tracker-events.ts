@@ -6,7 +6,7 @@ import { getTracker } from "../intelligence/tracker-store";
  * What an open tracker page hears about its tracker (tracker.events): a run ended (`checked`, with how —
  * its "last checked", runs log and failing status moved; published after every completed or failed run), or
  * a change was recorded / the status moved (`changed`). The page reloads its queries in place and announces
- * the outcome. Events come from the bus (DESIGN §2): the hot loop does not know pages exist.
+ * the outcome. Events come from the bus (docs/design.md §2): the hot loop does not know pages exist.
  */
 export type TTrackerEvent =
   | { id: string; kind: "checked"; outcome: TCheckOutcome }
@@ -20,7 +20,7 @@ export const TRACKER_EVENTS_REPLAY_MS = 30_000;
 
 /**
  * Yields the events of one of the user's trackers until `signal` aborts. Owner-checked before anything is
- * yielded: another person's or an unknown tracker is NOT_FOUND (DESIGN §9). `lastEventId` (an SSE reconnect,
+ * yielded: another person's or an unknown tracker is NOT_FOUND (docs/design.md §9). `lastEventId` (an SSE reconnect,
  * or the page's "data read at") replays what is newer than it.
  */
 export async function* trackerEvents(

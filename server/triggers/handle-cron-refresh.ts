@@ -78,7 +78,7 @@ export async function handleCronRefresh(request: Request, deps: TCronDeps = {}):
     // Retention and stale drafts (hourly across all processes), then the pass's notifications, sent
     // before the answer: a serverless function may be frozen once it has answered. Never throws.
     await runMaintenance(db, deps.now ? { now: deps.now() } : {});
-    // The harness reacts to context changes, not only to page loads (DESIGN §6): owners of changed trackers and,
+    // The harness reacts to context changes, not only to page loads (docs/design.md §6): owners of changed trackers and,
     // every 15 minutes, active people whose forecast or calendar may have moved. After the answer.
     (deps.defer ?? detachedDefer)(() =>
       enhanceAfterPass(db, {

@@ -9,7 +9,7 @@ import { recordedChange, wakesNotifications } from "./run-due-refreshes";
 
 /**
  * A person's (UI "Refresh now") or API client's refresh of their own tracker: the ownership check, the per-user
- * rate limit (DESIGN §9: TOO_MANY_REQUESTS with retryAfterSeconds; UI and API refreshes share one count), then the
+ * rate limit (docs/design.md §9: TOO_MANY_REQUESTS with retryAfterSeconds; UI and API refreshes share one count), then the
  * same refreshTracker the scheduler runs. Another user's tracker is NOT_FOUND. A replay — the idempotency key of
  * a run that exists (a client's retry, a stream's reconnect) — answers from that run and is not counted.
  */
@@ -35,7 +35,7 @@ export async function refreshTrackerNow(
     trigger: input.trigger,
     ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
   });
-  // A recorded change moves the owner's briefing even if no feed page is open (DESIGN §6).
+  // A recorded change moves the owner's briefing even if no feed page is open (docs/design.md §6).
   if (recordedChange(result)) {
     (input.defer ?? detachedDefer)(() => queueBackgroundEnhancement(db, [input.userId]));
   }

@@ -66,7 +66,7 @@ export async function spentModelBudget(
 }
 
 /**
- * The check before a model call (DESIGN §9): throws BUDGET_EXCEEDED, with a message for people, when this
+ * The check before a model call (docs/design.md §9): throws BUDGET_EXCEEDED, with a message for people, when this
  * month's tokens are spent. It runs before each model step; calls already in flight finish, so a month can end a
  * little over its budget, never by more than the steps running at that moment.
  */

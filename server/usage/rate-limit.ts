@@ -2,7 +2,7 @@ import type { TDb } from "../db";
 import { getEnv, type TEnv } from "../env";
 import { AppError } from "../errors";
 
-/** The costly endpoints that are rate-limited per person (DESIGN §9). */
+/** The costly endpoints that are rate-limited per person (docs/design.md §9). */
 export type TRateLimitAction = "setup-turn" | "refresh" | "replay";
 /** At most `limit` calls per fixed window of `windowSeconds`; limit 0 = no limit. */
 export type TRateLimit = { limit: number; windowSeconds: number };

@@ -15,7 +15,7 @@ import { countSql } from "./sql-counter";
 import { percentile } from "./stats";
 
 /**
- * The feed's fast path (DESIGN §6) at 500 and 5000 items, side by side in one run, rounds alternating which
+ * The feed's fast path (docs/design.md §6) at 500 and 5000 items, side by side in one run, rounds alternating which
  * size goes first, so the 5000/500 ratio (10 = linear) is read off the same machine state:
  * 1. in-process — exactly what `getFeed` does between the sources and the response: parse the stored
  *    enhancement (`parseStoredEnhancement`) and `assembleFeed` (post-processors, the catalog check of every

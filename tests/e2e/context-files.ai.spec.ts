@@ -33,7 +33,7 @@ test("attach a price list on the tracker page; the judge cites it on the timelin
       match: { schemaName: "change_verdicts", prompt: OUR_PRICE },
       response: { json: undercutVerdict },
     },
-    // The recorded change enhances the owner's feed in the background (DESIGN §6); answered with nothing to add, so
+    // The recorded change enhances the owner's feed in the background (docs/design.md §6); answered with nothing to add, so
     // the call succeeds and no failure backoff carries over to the feed specs that run after this one.
     {
       name: "feed enhancement: nothing to add",

@@ -23,7 +23,7 @@ async function enhanceCallsWith(text: string) {
 
 test("AI: a tracker's material change card gets its slot text live, and the hash gate holds", async ({ page }) => {
   await site.setPage("/setup/acme/pricing", { body: SETUP_PRICING_HTML });
-  // The refreshes below enhance the owner's feed in the background (DESIGN §6) whenever the owner is active; answered
+  // The refreshes below enhance the owner's feed in the background (docs/design.md §6) whenever the owner is active; answered
   // with nothing to add, so no failed call (and its one-minute backoff) decides what the rest of the spec sees.
   await model.setRecordings([
     ...setupRecordings(site.url),

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { site } from "./fixtures";
 
-/** Settings → Usage this month (DESIGN §9): a tracker's refreshes show in its row, and the budget line. */
+/** Settings → Usage this month (docs/design.md §9): a tracker's refreshes show in its row, and the budget line. */
 const page1 = (price: string) => `<!doctype html><html><head><title>Usage shop</title></head><body><main>
 <p>Price <span id="price">${price}</span></p></main></body></html>`;
 

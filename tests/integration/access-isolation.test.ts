@@ -16,7 +16,7 @@ import { createActiveTracker } from "../helpers/trackers";
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * DESIGN §9: every procedure and route requires its caller, and everything a person owns is reached only through
+ * docs/design.md §9: every procedure and route requires its caller, and everything a person owns is reached only through
  * its owner — another person's id is NOT_FOUND, never FORBIDDEN. The procedures and routes are enumerated from the
  * routers themselves, so a new one without an entry in the tables below fails this test until it is covered.
  */

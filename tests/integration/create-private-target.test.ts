@@ -9,7 +9,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { setupTurn } from "../helpers/setup-turn";
 
 /**
- * DESIGN §8, refused at the door: a page whose host is, or resolves to, a private, loopback or link-local address
+ * docs/design.md §8, refused at the door: a page whose host is, or resolves to, a private, loopback or link-local address
  * is refused when the tracker is created (REST) and when setup binds it — a 400 naming the host, nothing created,
  * no fetch made. No network: names resolve through the capability config's resolver seam.
  */

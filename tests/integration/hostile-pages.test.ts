@@ -14,7 +14,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
 
 /**
- * DESIGN §5: no page can stall the server. Hostile pages (200,000 unclosed tags, 3,000-deep nesting,
+ * docs/design.md §5: no page can stall the server. Hostile pages (200,000 unclosed tags, 3,000-deep nesting,
  * NULs in text) are refreshed by the real hot loop in this process while a real HTTP server in this
  * same process answers /api/health through the app's route handler: the event loop must stay free
  * (every health answer < 100 ms) and each run completes or fails cleanly within its budget.

@@ -9,7 +9,7 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
 import { expectWellFormedBlocks } from "../helpers/untrusted-blocks";
 
 /**
- * A page that tries to take over the judgement (DESIGN §8), through the whole hot loop: the fixture
+ * A page that tries to take over the judgement (docs/design.md §8), through the whole hot loop: the fixture
  * site serves the injection, the real @ai-sdk/openai client talks to the fixture model server, and
  * that "model" obeys the page — it answers "material" for every field there is. The code-decided
  * fields keep their code verdicts; the model is asked only about the field no rule decides.

@@ -8,7 +8,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * DESIGN.md §3 worked example, end to end: maps.place through the real capability (a local Places
+ * docs/design.md §3 worked example, end to end: maps.place through the real capability (a local Places
  * stand-in), fill by extractors, rules by code, one judge call through the real @ai-sdk/openai client.
  */
 const PLACE_ID = "ChIJ-worked-example";

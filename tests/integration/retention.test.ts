@@ -18,7 +18,7 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * Retention (DESIGN §4) on embedded PGlite: trackers refreshed for real (fixture site, fixture model server) with an
+ * Retention (docs/design.md §4) on embedded PGlite: trackers refreshed for real (fixture site, fixture model server) with an
  * injected clock over several days, then pruned. Unchanged and skipped runs past the retention period go, summed per
  * tracker per day; the timeline, the charts, the runs log of everything else, the token budget and "usage this month"
  * read the same as before.

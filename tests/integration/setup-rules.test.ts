@@ -164,7 +164,7 @@ describe("setup in rules mode", () => {
 
     const privateUrl = await turn(session.id, "Here: http://10.0.0.7/pricing");
     expect(privateUrl.last?.kind).toBe("error");
-    // Refused at binding, before any fetch, naming the host (DESIGN §8).
+    // Refused at binding, before any fetch, naming the host (docs/design.md §8).
     expect(privateUrl.last?.text).toMatch(
       /Cannot watch http:\/\/10\.0\.0\.7\/pricing: 10\.0\.0\.7 is not a public address/,
     );

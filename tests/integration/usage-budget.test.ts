@@ -18,7 +18,7 @@ import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../hel
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * DESIGN §9: every model path records its calls and tokens per person (refresh runs on RefreshRun; the setup
+ * docs/design.md §9: every model path records its calls and tokens per person (refresh runs on RefreshRun; the setup
  * drafter and the feed enhancement in the ModelUsage ledger), "usage this month" reads them back per tracker, and
  * a spent monthly budget (AI_MONTHLY_TOKEN_BUDGET) stops model calls before they are made — counted at the fixture
  * model server, which reports fixed token counts per recording.

@@ -17,7 +17,7 @@ import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers"
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * DESIGN §9: costly endpoints are rate-limited per person — POST /api/v1/trackers/{id}/refresh, tRPC tracker.refresh
+ * docs/design.md §9: costly endpoints are rate-limited per person — POST /api/v1/trackers/{id}/refresh, tRPC tracker.refresh
  * and tracker.refreshProgress ("Refresh now") share one refresh count; setup turns have their own. Over the limit:
  * 429 with Retry-After (REST, setup route) or TOO_MANY_REQUESTS with details.retryAfterSeconds (tRPC), nothing
  * done; another person is unaffected. The windows are a day long here so no test straddles a window boundary.

@@ -11,7 +11,7 @@ import { buildDrafterInstructions, DRAFTER_SYSTEM_PROMPT } from "@/server/intell
 import { expectWellFormedBlocks } from "../helpers/untrusted-blocks";
 
 /**
- * Page text and context files are data, never instructions (DESIGN §8). Each prompt is built with a
+ * Page text and context files are data, never instructions (docs/design.md §8). Each prompt is built with a
  * page that carries an injection and a forged closing marker (plain, with a copied id, in look-alike
  * characters, spelled out); the injection must sit inside an untrusted block in every prompt, and
  * whatever the model answers cannot leave the output schema or overrule code.

@@ -19,7 +19,7 @@ vi.mock("@/contracts/feed-catalog", async (importOriginal) => {
 const checks = vi.mocked(validateFeedSpec);
 
 /**
- * The feed fast path (DESIGN §6) runs on every feed load for every card. Its shortcuts must answer exactly as
+ * The feed fast path (docs/design.md §6) runs on every feed load for every card. Its shortcuts must answer exactly as
  * the checks they stand in for, and its per-item work must stay per item: counted here, never timed.
  */
 

@@ -7,7 +7,7 @@ import { describeFieldsForJudge, judgeDeltas } from "@/server/intelligence/judge
 import { evaluateDeltas, pickUndecided, summariseVerdicts } from "@/server/intelligence/materiality";
 import { WORKED_EXAMPLE_DEFINITION } from "../fixtures/worked-example";
 
-/** DESIGN §3 worked example (maps.place), run through the pure steps: fill → diff → code rules → judge. */
+/** docs/design.md §3 worked example (maps.place), run through the pure steps: fill → diff → code rules → judge. */
 const parsed = parseDefinition(WORKED_EXAMPLE_DEFINITION);
 if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
 const def: TTrackerDefinition = parsed.definition;
@@ -41,7 +41,7 @@ function judgeModel(answer: unknown) {
   });
 }
 
-describe("DESIGN §3 worked example (maps.place)", () => {
+describe("docs/design.md §3 worked example (maps.place)", () => {
   it("rating tick is noise by code, review spike material by code, hours no delta, reworded description → one judge call → noise", async () => {
     const fillModel = judgeModel({}); // must never be called: every field has an extractor
     const baseline = await fillRecord({ def, raw: { json: before }, model: fillModel });

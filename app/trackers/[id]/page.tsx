@@ -7,7 +7,7 @@ import { getQueryClient, HydrateClient, prefetch, trpc } from "@/server/api/rsc"
 
 type TProps = { params: Promise<{ id: string }>; searchParams?: Promise<{ locked?: string | string[] }> };
 
-/** "NOT_FOUND" when the tracker does not exist or is another person's (DESIGN §9: the same answer). */
+/** "NOT_FOUND" when the tracker does not exist or is another person's (docs/design.md §9: the same answer). */
 function failureCode(trackerId: string): string | undefined {
   // In-process, the error is the TRPCError itself: its `code`.
   const state = getQueryClient().getQueryState(trpc.tracker.get.queryKey({ trackerId }));

@@ -19,7 +19,7 @@ export const settingsRouter = createTRPCRouter({
     .output(ZPlaceSearchResultSchema)
     .query(({ input }) => searchPlaces(input)),
 
-  /** This month's refreshes, model calls and tokens per tracker, and the monthly token budget (DESIGN §9). */
+  /** This month's refreshes, model calls and tokens per tracker, and the monthly token budget (docs/design.md §9). */
   usage: protectedProcedure
     .output(ZUsageThisMonthSchema)
     .query(({ ctx }) => getUsageThisMonth(ctx.db, { userId: ctx.user.id })),

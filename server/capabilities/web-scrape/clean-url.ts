@@ -2,7 +2,7 @@
  * Canonical form of a URL for the structured document and the entity key: tracking, cache-busting
  * and session parameters removed (query and `;jsessionid=`-style path parameters), remaining
  * parameters sorted, fragment dropped. Two visits that differ only by campaign tags or by the
- * session a server handed out must hash the same and be the same entity (DESIGN §5).
+ * session a server handed out must hash the same and be the same entity (docs/design.md §5).
  */
 
 /** Exact parameter names (lowercase) that never change what a page shows. */

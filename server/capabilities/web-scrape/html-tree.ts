@@ -11,7 +11,7 @@ import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
  * - implied ends (`<p>` closes an open `<p>`, `<li>` an `<li>`…) pop only from the top.
  * Like Chromium (kMaximumHTMLParserDOMTreeDepth), the tree is at most MAX_TREE_DEPTH deep: deeper
  * elements become children of the deepest allowed one, so no later walk or selector can go deeper.
- * Every walk over this tree is iterative. DESIGN §5: no page can stall the server.
+ * Every walk over this tree is iterative. docs/design.md §5: no page can stall the server.
  */
 
 export const MAX_TREE_DEPTH = 512;

@@ -167,7 +167,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
         ctx.signal,
       );
     // Parsing, the structured document, CSS queries, the content hash, the shell check and the storable HTML run
-    // in a worker thread with a time and memory budget (DESIGN §5); this thread only waits.
+    // in a worker thread with a time and memory budget (docs/design.md §5); this thread only waits.
     let page = await read(body, kind, mode === "auto" && !rendered.rendered);
     if (!page.ok) throw new CapabilityFailure(page.code, page.message, true);
     if (mode === "auto" && !rendered.rendered) {

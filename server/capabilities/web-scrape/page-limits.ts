@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 
-/** Limits for reading one page in a worker thread (DESIGN §5: no page can stall the server). */
+/** Limits for reading one page in a worker thread (docs/design.md §5: no page can stall the server). */
 export type TPageLimits = {
   /** Wall time to read one page once a worker has it; over it the worker is terminated. */
   timeoutMs: number;

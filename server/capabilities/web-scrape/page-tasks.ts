@@ -5,7 +5,7 @@ import { type TPageResult, type TPageTask, understandPage } from "./understand-p
 
 /**
  * What a page worker (page-worker.mjs) runs: reading a page, or encoding what a refresh keeps of one (its capture:
- * JSON, sha256, Brotli) so that the server's thread only copies the value in and the bytes out (DESIGN §5).
+ * JSON, sha256, Brotli) so that the server's thread only copies the value in and the bytes out (docs/design.md §5).
  */
 export type TEncodeJsonTask = {
   kind: "encode-json";

@@ -11,7 +11,7 @@ import { describeTask, type TWorkerResult, type TWorkerTask } from "./page-tasks
 import type { TPageResult, TPageTask } from "./understand-page";
 
 /**
- * A small pool of worker threads that read untrusted pages (DESIGN §5: off the event loop, with a
+ * A small pool of worker threads that read untrusted pages (docs/design.md §5: off the event loop, with a
  * time and memory budget). Each page gets `timeoutMs` once a worker has it; a worker over its
  * budget or its heap cap (`resourceLimits`) is terminated and replaced, and that page's run fails
  * with PAGE_TOO_COMPLEX. The server's own thread only copies the body in and the result out.

@@ -1,4 +1,4 @@
-// The page worker's entry (DESIGN §5: parsing untrusted pages runs off the event loop). Plain
+// The page worker's entry (docs/design.md §5: parsing untrusted pages runs off the event loop). Plain
 // JavaScript, loaded by path at run time (page-worker-pool.ts), so it works the same under
 // `next start` (whose bundle never contains it), vitest, tsx scripts and the benchmark; the
 // TypeScript it runs is loaded through tsx's loader, scoped to this import.

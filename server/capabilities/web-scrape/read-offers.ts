@@ -4,7 +4,7 @@ import type { TMicrodataItem } from "./scan-html";
 import { findStockLine } from "./stock-line";
 
 /**
- * The normalised offers + availability section of the structured document (DESIGN §5): what the
+ * The normalised offers + availability section of the structured document (docs/design.md §5): what the
  * page's structured data says the product costs and whether it can be bought, read from JSON-LD,
  * microdata and OpenGraph `product:*` tags, in that order. Only stable facts are kept — no
  * `priceValidUntil`, no URLs, no timestamps — so the section moves the hash exactly when a price or

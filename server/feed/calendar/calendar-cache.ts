@@ -14,7 +14,7 @@ import {
 } from "./parse-calendar";
 
 /**
- * The feed's calendar cache (DESIGN §6: the fast path never waits on a remote host). One row per
+ * The feed's calendar cache (docs/design.md §6: the fast path never waits on a remote host). One row per
  * (user, ICS URL), written only here. A feed load reads the row; when it is missing or due, the load
  * schedules `refreshCalendar` through `defer` and answers at once ("loading" the first time). The
  * refresh downloads with a conditional GET (ETag / Last-Modified → 304, no re-download), expands the

@@ -146,7 +146,7 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
 
 /**
  * Upcoming events (next 7 days) from the ICS URL in Settings — read from the calendar cache only, so a
- * slow or broken calendar host never slows the feed (DESIGN §6 fast path). A missing or due copy
+ * slow or broken calendar host never slows the feed (docs/design.md §6 fast path). A missing or due copy
  * schedules a background refetch through `defer`; its result reaches open pages as a feed event.
  * First load: a "loading" card. A failed refetch: its error chip, next to the last good copy for a day.
  */

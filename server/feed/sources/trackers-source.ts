@@ -141,7 +141,7 @@ function trackerCardKey(input: TTrackerCardInput, isNew: (c: TChangeRow) => bool
 }
 
 /**
- * One card per decision (DESIGN §6, the feed as a briefing): its situation now — the latest change with its
+ * One card per decision (docs/design.md §6, the feed as a briefing): its situation now — the latest change with its
  * time, from → to in people's units, a sparkline of the main number, what is new since the reader last looked,
  * the model's "what this means for your decision" slot, and the earlier changes folded behind "n earlier".
  * The card's id is its latest change's, so a new change is a new card to enhance. `data` (what the model reads

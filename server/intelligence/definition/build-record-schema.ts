@@ -17,7 +17,7 @@ export function buildRecordSchema(
 ): TRecordSchema {
   if (!Object.isFrozen(definition)) return buildSchema(definition, options);
   // A frozen definition is a locked version (parseLockedDefinition): the same object on every refresh, so its
-  // schemas are built — and compiled by zod on their first parse — once, not on every changed refresh (DESIGN §3).
+  // schemas are built — and compiled by zod on their first parse — once, not on every changed refresh (docs/design.md §3).
   const key = options.onlyFields ? `only:${options.onlyFields.join("\u0000")}` : "all";
   let byFields = SCHEMAS.get(definition);
   const cached = byFields?.get(key);

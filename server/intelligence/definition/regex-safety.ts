@@ -3,7 +3,7 @@ import { RE2JS, RE2JSSyntaxException } from "re2js";
 /**
  * Regular expressions from definitions (written by a person or the drafting agent) run on RE2
  * (re2js), an engine whose matching time is linear in the text, so no pattern can stall the process
- * that owns the database (DESIGN §5: extraction of untrusted pages runs in linear time). The price:
+ * that owns the database (docs/design.md §5: extraction of untrusted pages runs in linear time). The price:
  * RE2 has no backreferences and no lookaround; such patterns are refused with a message that says so.
  * Syntax is JavaScript-style (`\d`, `(?<name>…)`, `\u00a0`) as far as RE2 can run it.
  */

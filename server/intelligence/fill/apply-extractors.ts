@@ -45,7 +45,7 @@ export function cssQueriesOf(definition: TTrackerDefinition): TCssQuery[] {
 /**
  * Fills every field that carries an extractor, by code. Failures become null plus a warning.
  * CSS answers come with the capture; queries it lacks (a caller with only HTML) are answered in the
- * page worker — never by parsing on this thread (DESIGN §5).
+ * page worker — never by parsing on this thread (docs/design.md §5).
  */
 export async function applyExtractors(definition: TTrackerDefinition, raw: TRawCapture): Promise<TExtractionResult> {
   const values: Record<string, TRecordValue> = {};

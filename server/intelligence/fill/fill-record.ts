@@ -26,7 +26,7 @@ export type TFillRecordInput = {
   source?: string;
   abortSignal?: AbortSignal;
   /** Runs once, just before the model would be called (never in rules mode or when extractors fill every
-   * field): the monthly budget check (DESIGN §9). A throw stops the step before any call. */
+   * field): the monthly budget check (docs/design.md §9). A throw stops the step before any call. */
   beforeModelCall?: () => Promise<void>;
 };
 
@@ -98,7 +98,7 @@ export async function fillRecord(input: TFillRecordInput): Promise<TFillRecordRe
 
 /**
  * Last guard: the assembled record must validate against the full record schema, and carry only text
- * the database can store (page or model text with a NUL would fail every later refresh: DESIGN §8).
+ * the database can store (page or model text with a NUL would fail every later refresh: docs/design.md §8).
  */
 function finalise(def: TTrackerDefinition, record: TRecord): TRecord {
   const clean = sanitizeForStorage(record);

@@ -27,7 +27,7 @@ export type TJudgeDeltasInput = {
   maxRetries?: number;
   abortSignal?: AbortSignal;
   /** Runs once, just before the model would be called (never in rules mode or with nothing to judge): the
-   * monthly budget check (DESIGN §9). A throw stops the step before any call. */
+   * monthly budget check (docs/design.md §9). A throw stops the step before any call. */
   beforeModelCall?: () => Promise<void>;
 };
 

@@ -122,7 +122,7 @@ export async function judgeAll(
     ...(input.maxRetries !== undefined ? { maxRetries: input.maxRetries } : {}),
   });
   // Only the fields the judge was asked about take its verdict: a code verdict is never replaced,
-  // whatever the answer (or a page it read) says (DESIGN §3 step 5, §8).
+  // whatever the answer (or a page it read) says (docs/design.md §3 step 5, §8).
   for (const field of Object.keys(undecided)) {
     if (!Object.hasOwn(judged.verdicts, field) || Object.hasOwn(byField, field)) continue;
     const v = judged.verdicts[field] as TJudgeVerdict;

@@ -35,7 +35,7 @@ type TQueued = {
  * resolves once its statement committed, exactly as its own statement would. If a batch statement fails (it is
  * one statement: nothing of it was written), each of its runs is written on its own, so one bad run cannot fail
  * the others. A process that dies with writes queued loses only those: their runs were never written, and their
- * trackers' leases run out within seconds (DESIGN §7) and they are due again, as after a crash mid-refresh.
+ * trackers' leases run out within seconds (docs/design.md §7) and they are due again, as after a crash mid-refresh.
  */
 export function createFinalWriteBatch(
   db: TDb,

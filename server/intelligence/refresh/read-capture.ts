@@ -51,7 +51,7 @@ export function readCapture(
       break;
     case "canonical_url": {
       // The page's canonical link, else the tracked URL — never the redirect target, which may carry a
-      // session (DESIGN §5); both without tracking and session parameters.
+      // session (docs/design.md §5); both without tracking and session parameters.
       const tracked = typeof inputRecord.url === "string" ? (cleanUrl(inputRecord.url) ?? inputRecord.url) : null;
       entityKey = r.document?.canonicalUrl || tracked || canonicalJson(input);
       break;

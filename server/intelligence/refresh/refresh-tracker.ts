@@ -110,7 +110,7 @@ export type TRefreshOptions = {
 
 /**
  * Short, renewed leases: a live run extends its lease every third of it, so the lease of a process that
- * died (kill -9, lost machine) is free again within this time instead of minutes (DESIGN §7).
+ * died (kill -9, lost machine) is free again within this time instead of minutes (docs/design.md §7).
  */
 export const DEFAULT_LEASE_MS = 8_000;
 
@@ -228,7 +228,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
           : (input) => writeRunFinal(db, input),
       checked: checked(ending.outcome),
       // Whoever shows trackers (the feed, open tracker pages) hears of a recorded change once it committed; the hot
-      // loop does not know them (DESIGN §2).
+      // loop does not know them (docs/design.md §2).
       changed: changed
         ? prepareEvent("tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: changed })
         : undefined,
@@ -249,7 +249,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
     definitionVersion = version;
     const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
     // Before each model step (not before code-only ones): the owner's monthly token budget. Spent → this run fails
-    // with BUDGET_EXCEEDED before any call, and the state stays as it was (DESIGN §9).
+    // with BUDGET_EXCEEDED before any call, and the state stays as it was (docs/design.md §9).
     const checkBudget = () => assertModelBudget(db, { userId: tracker.userId, now: now() });
 
     // The pre-check's salt: the same document under another definition version is new content.
@@ -416,7 +416,7 @@ async function runRefresh(db: TDb, trackerId: string, options: TRefreshOptions):
       }),
     });
 
-    // One-time re-hash under a new document format (DESIGN §3 step 2): baseline-preserving. No tracked
+    // One-time re-hash under a new document format (docs/design.md §3 step 2): baseline-preserving. No tracked
     // field moved → store the new hash like an unchanged page (no change row, no judge call; the fill
     // needed no model call when extractors cover every field). Wording-only notable_signals are ignored.
     if (state && reformatted && Object.keys(deltas).every((field) => field === NOTABLE_SIGNALS)) {
@@ -683,7 +683,7 @@ type TKeptCapture = { capture: TEncodedCapture; basis: TReplayBasis };
 /**
  * The one write of a successful run, unchanged or not: run record, usage ledger and tracker bookkeeping (fenced on
  * the lease, which also writes the next run) and the timeline's parts, in ONE statement — no transaction, no
- * read-back (DESIGN §3). Lost the lease → nothing written, LEASE_LOST.
+ * read-back (docs/design.md §3). Lost the lease → nothing written, LEASE_LOST.
  */
 async function finishRun(input: TFinishInput): Promise<TRefreshResult> {
   input.steps.start("append");

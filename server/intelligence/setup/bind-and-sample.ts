@@ -87,7 +87,7 @@ export async function bindAndSample(
   let parsedInput: unknown;
   try {
     parsedInput = parseCapabilityInput(input.capability, input.capabilityInput);
-    // A private, loopback or link-local host is refused before the sample fetch, naming the host (DESIGN §8).
+    // A private, loopback or link-local host is refused before the sample fetch, naming the host (docs/design.md §8).
     await assertPublicTarget(input.capability, parsedInput, input.config);
   } catch (error) {
     if (isAppError(error)) return { ok: false, message: error.message };

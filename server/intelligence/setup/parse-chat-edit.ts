@@ -1,5 +1,5 @@
 /**
- * Rules mode's reading of a chat message as edits to the draft card (DESIGN §3 "Setup": every agent step
+ * Rules mode's reading of a chat message as edits to the draft card (docs/design.md §3 "Setup": every agent step
  * has a deterministic fallback). A small, closed grammar — thresholds ("only if it drops more than 10 %"),
  * removing or ignoring a field ("remove title", "ignore the title"), "any change matters", the schedule
  * ("check every hour", "daily") — so the same words always make the same edit; anything else is null and

@@ -5,7 +5,7 @@ import { ANCHOR_RANK, readsAs, type TAnchor } from "./price-anchors";
 
 /**
  * What the page's HTML says about its prices, asked as CSS queries (answered in the page worker —
- * never parsed on this thread, DESIGN §5): which elements are marked as prices, which are struck
+ * never parsed on this thread, docs/design.md §5): which elements are marked as prices, which are struck
  * through or marked as old, and which selector reads the product's own price and nothing else.
  */
 

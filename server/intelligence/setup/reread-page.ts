@@ -58,7 +58,7 @@ export async function rereadSetupPage(
 
 /**
  * Model mode after a re-read: the agent proposes a place for each field that stopped reading, kept with the page
- * for the page view ("Use it"). Within the person's budget and metered like a setup turn (DESIGN §9); a failure
+ * for the page view ("Use it"). Within the person's budget and metered like a setup turn (docs/design.md §9); a failure
  * only means no proposal — the person points, as in rules mode.
  */
 async function agentProposals(

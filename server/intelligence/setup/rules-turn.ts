@@ -36,7 +36,7 @@ export function rulesModeHelp(definition?: TTrackerDefinition | null): string {
 /**
  * One setup turn in rules mode (no drafter model): bind the address in the message, read one sample,
  * draft from its structure, apply simple chat edits (parse-chat-edit.ts), lock on approval — all
- * deterministic (DESIGN §3 "Setup", rules mode).
+ * deterministic (docs/design.md §3 "Setup", rules mode).
  */
 export async function runRulesTurn(
   db: TDb,

@@ -13,7 +13,7 @@ import type { TSetupReply } from "./setup-reply";
  * The reply to one message (already stored): the drafter agent when a model is configured, the
  * deterministic rules otherwise. Expected problems become chat messages; anything unexpected is logged
  * and reported as an error part, so the conversation always stays usable.
- * DESIGN §9: with the person's monthly token budget spent, the reply says so and the rules answer instead (no
+ * docs/design.md §9: with the person's monthly token budget spent, the reply says so and the rules answer instead (no
  * model call); otherwise the drafter's calls and tokens go to the usage ledger, against the bound tracker.
  */
 export async function runSetupTurn(

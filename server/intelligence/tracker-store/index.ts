@@ -1,5 +1,5 @@
 /**
- * The tracker store: the ONE module that writes the Tracker and TrackerDefinition tables (DESIGN §2
+ * The tracker store: the ONE module that writes the Tracker and TrackerDefinition tables (docs/design.md §2
  * "one module owns the writes to each table"). It sits in intelligence, below the refresh hot loop and
  * the setup chat, so both can use it; the application layer (server/trackers) composes its writes into
  * commands and adds the policy (which transitions and schedules are allowed). The scheduler's claim,

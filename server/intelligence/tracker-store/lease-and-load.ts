@@ -13,7 +13,7 @@ import { parseFieldHealth } from "./field-health-state";
  * one. The cron claim (claim-due-trackers.ts) returns the same bundle for a whole batch.
  *
  * Leases are short and renewed while a run is alive (renewLease), so the lease of a process that died is
- * free again within seconds; the final write is fenced on the token (DESIGN §3, §7).
+ * free again within seconds; the final write is fenced on the token (docs/design.md §3, §7).
  */
 
 /** JSON values come back as text (`::text` in SQL) and are parsed here, the same with every adapter. */
@@ -28,7 +28,7 @@ const jsonText = z.string().transform((text, ctx) => {
 
 /**
  * An entity with its current state's hash and accepted record (`fields`; both null before its first run): the
- * pre-check reads the hash, the changed path diffs against the record — no read of its own (DESIGN §3).
+ * pre-check reads the hash, the changed path diffs against the record — no read of its own (docs/design.md §3).
  */
 const ZEntitySchema = z.object({
   id: z.string(),

@@ -7,7 +7,7 @@ type TFence = { trackerId: string; leaseToken: string };
 /**
  * The tracker's bookkeeping after a run, as the fencing sub-statement of the run's ONE final write (the
  * refresh composes it with the run record, the usage ledger and the state stamp in a single statement;
- * each table's owner supplies its part — DESIGN §2). `UPDATE … WHERE leaseToken = ours RETURNING id`:
+ * each table's owner supplies its part — docs/design.md §2). `UPDATE … WHERE leaseToken = ours RETURNING id`:
  * no row → another refresh took over and every other part of the statement, which selects FROM this one,
  * writes nothing. It also locks the tracker row for the rest of the transaction.
  *

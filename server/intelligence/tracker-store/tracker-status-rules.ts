@@ -13,7 +13,7 @@ export const FAILING_AFTER = 3;
 type TStatusFields = Pick<Tracker, "status" | "consecutiveFailures" | "nextRunAt">;
 
 /**
- * "failing": an ACTIVE tracker whose last FAILING_AFTER refreshes or more all failed (DESIGN §3 failure
+ * "failing": an ACTIVE tracker whose last FAILING_AFTER refreshes or more all failed (docs/design.md §3 failure
  * path). A paused, archived or draft tracker is never failing: nothing refreshes it, so neither the list
  * nor the feed raises an alarm the person cannot act on by waiting. Its failure count is kept, so a
  * resumed tracker that is still broken shows as failing again at once.

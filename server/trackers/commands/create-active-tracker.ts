@@ -18,7 +18,7 @@ export type TCreateActiveTrackerInput = {
  * An active tracker in one call (the public API's POST /trackers): the definition and the target are checked
  * first, so a bad request leaves nothing behind; then create → save draft → lock (v1, due now). A page whose host
  * is (or resolves to) a private, loopback or link-local address is refused here, not only at the first refresh
- * (DESIGN §8); `capabilityConfig` carries FETCH_ALLOW_HOSTS and the resolver (tests pass their own).
+ * (docs/design.md §8); `capabilityConfig` carries FETCH_ALLOW_HOSTS and the resolver (tests pass their own).
  */
 export async function createActiveTracker(
   db: TDb,

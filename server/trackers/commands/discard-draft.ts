@@ -4,7 +4,7 @@ import { deleteDraftTracker, getTracker } from "../../intelligence/tracker-store
 
 /**
  * Discard from the trackers list: deletes the user's draft tracker and its setup conversation. Another person's
- * tracker is NOT_FOUND like a missing one (DESIGN §9); a tracker that was ever locked is archived, not discarded,
+ * tracker is NOT_FOUND like a missing one (docs/design.md §9); a tracker that was ever locked is archived, not discarded,
  * because its timeline is worth keeping.
  */
 export async function discardDraft(

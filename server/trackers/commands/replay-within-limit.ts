@@ -4,7 +4,7 @@ import { replayTracker, type TReplayObserver, type TReplayTrackerInput } from ".
 
 /**
  * The replay every surface calls (tRPC, REST, the page's stream): a full replay is a costly call, rate-limited per
- * person (DESIGN §9: RATE_LIMIT_REPLAYS, a 429 with Retry-After before anything is read); a plan only counts
+ * person (docs/design.md §9: RATE_LIMIT_REPLAYS, a 429 with Retry-After before anything is read); a plan only counts
  * and is free. Then the one engine call, replayTracker.
  */
 export async function replayTrackerWithinLimit(db: TDb, input: TReplayTrackerInput, observer: TReplayObserver = {}) {

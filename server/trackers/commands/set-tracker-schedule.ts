@@ -36,7 +36,7 @@ export async function setTrackerSchedule(
   const nextRunAt =
     tracker.nextRunAt && tracker.nextRunAt.getTime() < candidate.getTime() ? tracker.nextRunAt : candidate;
   const updated = await updateTrackerSchedule(db, { trackerId: tracker.id, scheduleMinutes: parsed.data, nextRunAt });
-  // Its open pages show the new schedule and next run (DESIGN §2: news travels as events).
+  // Its open pages show the new schedule and next run (docs/design.md §2: news travels as events).
   await publish(db, "tracker.changed", { userId: input.userId, trackerId: tracker.id, materiality: null });
   return updated;
 }

@@ -13,7 +13,7 @@ const MAX_POINTS = 200;
 /**
  * One series per numeric field, from the timeline (the baseline and every recorded change), oldest first, at most
  * the last 200 points — noise is not in the timeline, so the points are what mattered — plus `now`: what the
- * source said at the last check (the observed value, which a noise verdict does not make a point; DESIGN §4).
+ * source said at the last check (the observed value, which a noise verdict does not make a point; docs/design.md §4).
  * Fields in definition order (numeric fields the definition declares get a series once they have a value), then
  * any other field the timeline recorded numbers for; each with its label and format for the chart's axis.
  */
