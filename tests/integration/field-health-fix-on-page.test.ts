@@ -205,4 +205,39 @@ describe("fix it on the page", () => {
     const usage = await t.db.modelUsage.findMany({ where: { userId, trackerId: tracker.id } });
     expect(usage).toEqual([expect.objectContaining({ kind: "setup", modelCalls: 1 })]);
   });
+
+  it("on a locked tracker a re-anchored field keeps its name, so its timeline goes on under it", async () => {
+    site.setPage("/keep-name", { body: priceBody("$12.00") });
+    const base = cssPriceDefinition(0.05);
+    const definition = {
+      ...base,
+      fields: base.fields.map((f) => ({ ...f, name: "solo_price" })),
+      materiality: { solo_price: { kind: "numeric", relative: 0.05 } },
+    };
+    const { userId, tracker } = await createActiveTracker(t.db, {
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/keep-name") },
+      definition,
+    });
+    await refreshTracker(t.db, tracker.id, options());
+    site.setPage("/keep-name", {
+      body: `<main><div class="col"><div class="price">$12.00</div><button>Choose Duo</button></div></main>`,
+    });
+    const { id: sessionId } = await openEditSession(t.db, { userId, trackerId: tracker.id });
+    await rereadSetupPage(t.db, { userId, sessionId, config: capabilityConfig() });
+    const view = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
+    const pointed = await pointAtElement(t.db, {
+      userId,
+      sessionId,
+      element: numberShowing(view?.html ?? "", "$12.00"),
+      field: "solo_price",
+      config: capabilityConfig(),
+    });
+    expect(pointed.said.join(" ")).toMatch(
+      /^Now solo_price reads the price in the card with the button “Choose Duo”.* It keeps its rule\.$/,
+    );
+    await lockSetup(t.db, { userId, sessionId });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).not.toBe("baseline");
+    expect(await t.db.entityChange.count({ where: { trackerId: tracker.id } })).toBe(1);
+  });
 });

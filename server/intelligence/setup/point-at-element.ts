@@ -60,9 +60,11 @@ export async function pointAtElement(
   const words = named ? stripCta(named) || named : undefined;
   if (existing) {
     const meaning = existing.description.split(" — ")[0] || existing.name;
-    // A price field named after what it read ("solo_price") is named after what it reads now ("duo_price").
+    // A draft's price field named after what it read ("solo_price") is named after what it reads now ("duo_price");
+    // a locked tracker's keeps its name, so its timeline goes on under it.
     let name = existing.name;
-    if (words && /_price$/.test(name) && existing.type !== "string") {
+    const locked = state.tracker?.lockedVersion != null;
+    if (words && !locked && /_price$/.test(name) && existing.type !== "string") {
       const base = toFieldName(`${words} price`);
       name = base;
       for (let i = 2; definition.fields.some((f) => f !== existing && f.name === name); i++) name = `${base}_${i}`;
