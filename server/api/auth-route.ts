@@ -1,7 +1,7 @@
-import { getAuth } from "@/server/auth";
-import { getDb, type TDb } from "@/server/db";
-import { databaseUnavailableError, toHttpError } from "@/server/errors";
-import { logger } from "@/server/logger";
+import { getAuth } from "../auth";
+import { getDb, type TDb } from "../db";
+import { databaseUnavailableError, toHttpError } from "../errors";
+import { logger } from "../logger";
 import { pickRequestId } from "./request-id";
 
 /**

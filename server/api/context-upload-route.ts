@@ -1,8 +1,8 @@
 import { formatFileSize } from "@/contracts/context-files";
-import { contextLimitsFromEnv, saveContextFile, type TContextLimits } from "@/server/context";
-import { getDb, type TDb } from "@/server/db";
-import { AppError, describeError, toHttpError } from "@/server/errors";
-import { logger } from "@/server/logger";
+import { contextLimitsFromEnv, saveContextFile, type TContextLimits } from "../context";
+import { getDb, type TDb } from "../db";
+import { AppError, describeError, toHttpError } from "../errors";
+import { logger } from "../logger";
 import { readBodyBytes } from "./read-json-body";
 import { pickRequestId } from "./request-id";
 import { requireRouteUser } from "./route-user";

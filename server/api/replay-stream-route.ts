@@ -1,8 +1,8 @@
 import { type TReplayEvent, ZReplayStreamBodySchema } from "@/contracts/replay";
-import { getDb, type TDb } from "@/server/db";
-import { describeError, invalidInputError, toHttpError, toPublicError } from "@/server/errors";
-import { logger } from "@/server/logger";
-import { replayTrackerWithinLimit } from "@/server/trackers";
+import { getDb, type TDb } from "../db";
+import { describeError, invalidInputError, toHttpError, toPublicError } from "../errors";
+import { logger } from "../logger";
+import { replayTrackerWithinLimit } from "../trackers";
 import { readJsonBody } from "./read-json-body";
 import { pickRequestId } from "./request-id";
 import { requireRouteUser } from "./route-user";

@@ -1,4 +1,4 @@
-import { toHttpError } from "@/server/errors";
+import { toHttpError } from "../errors";
 import { readBodyText } from "./read-json-body";
 
 /**

@@ -1,5 +1,5 @@
-import type { TDb } from "@/server/db";
-import { AppError } from "@/server/errors";
+import type { TDb } from "../db";
+import { AppError } from "../errors";
 import { resolveSessionUser, type TSessionUser } from "./session-user";
 
 /**

@@ -1,11 +1,11 @@
 import { createUIMessageStreamResponse } from "ai";
-import type { TLanguageModel } from "@/server/ai";
-import { capabilityConfigFromEnv, type TCapabilityConfig } from "@/server/capabilities";
-import { getDb, type TDb } from "@/server/db";
-import { AppError, describeError, toHttpError } from "@/server/errors";
-import { startSetupTurn, ZSetupTurnRequestSchema } from "@/server/intelligence/setup";
-import { logger } from "@/server/logger";
-import { enforceRateLimit } from "@/server/usage";
+import type { TLanguageModel } from "../ai";
+import { capabilityConfigFromEnv, type TCapabilityConfig } from "../capabilities";
+import { getDb, type TDb } from "../db";
+import { AppError, describeError, toHttpError } from "../errors";
+import { startSetupTurn, ZSetupTurnRequestSchema } from "../intelligence/setup";
+import { logger } from "../logger";
+import { enforceRateLimit } from "../usage";
 import { readJsonBody } from "./read-json-body";
 import { pickRequestId } from "./request-id";
 import { requireRouteUser } from "./route-user";

@@ -5,10 +5,10 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { findUnstorableText } from "@/contracts/common";
-import { getDb, type TDb } from "@/server/db";
-import type { TDefer } from "@/server/defer";
-import { APP_ERROR_CODES, databaseUnavailableError, isAppError } from "@/server/errors";
-import { logger, type TLogger } from "@/server/logger";
+import { getDb, type TDb } from "../db";
+import type { TDefer } from "../defer";
+import { APP_ERROR_CODES, databaseUnavailableError, isAppError } from "../errors";
+import { logger, type TLogger } from "../logger";
 import { formatTrpcError } from "./error-formatter";
 import { createRequestDefer } from "./request-defer";
 import { pickRequestId } from "./request-id";

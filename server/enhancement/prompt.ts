@@ -1,4 +1,4 @@
-import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "@/server/ai";
+import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "../ai";
 import type { THarnessInput } from "./build-input";
 import { MAX_SYNTHETIC, SYNTHETIC_COMPONENTS, SYNTHETIC_SPEC_LIMITS } from "./synthetic-spec";
 

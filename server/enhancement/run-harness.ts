@@ -1,5 +1,5 @@
 import { generateText, type LanguageModel, Output } from "ai";
-import { AppError } from "@/server/errors";
+import { AppError } from "../errors";
 import type { THarnessInput } from "./build-input";
 import { normaliseEnhancement, type TDropped } from "./normalise-enhancement";
 import { buildEnhancementPrompt, ENHANCEMENT_INSTRUCTIONS, ENHANCEMENT_SCHEMA_NAME } from "./prompt";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { TDb, TTx } from "@/server/db";
-import { getEnv } from "@/server/env";
-import { logger } from "@/server/logger";
+import type { TDb, TTx } from "../db";
+import { getEnv } from "../env";
+import { logger } from "../logger";
 import { createAsyncQueue } from "./async-queue";
 import { type TEvent, type TEventTopics, TOPICS, type TTopic } from "./topics";
 

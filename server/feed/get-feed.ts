@@ -1,10 +1,10 @@
 import type { TFeed } from "@/contracts/feed-item";
-import type { TDb } from "@/server/db";
-import { detachedDefer, type TDefer } from "@/server/defer";
-import { requestEnhancement, type TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
-import { getEnv } from "@/server/env";
-import { readFeedSeen, recordFeedView } from "@/server/settings/feed-seen";
-import { getUserSettings } from "@/server/settings/user-settings";
+import type { TDb } from "../db";
+import { detachedDefer, type TDefer } from "../defer";
+import { requestEnhancement, type TEnhanceOutcome } from "../enhancement/enhancement-manager";
+import { getEnv } from "../env";
+import { readFeedSeen, recordFeedView } from "../settings/feed-seen";
+import { getUserSettings } from "../settings/user-settings";
 import { buildFeed } from "./build-feed";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 

@@ -1,5 +1,5 @@
 import type { TFeedItem } from "@/contracts/feed-item";
-import type { TEnhancementResult } from "@/server/enhancement/schema";
+import type { TEnhancementResult } from "../enhancement/schema";
 import { order } from "./post-process";
 
 /** Whether an item has this id (a plain loop over the feed: it runs once per synthetic item, at most twice). */

@@ -1,7 +1,7 @@
 import packageJson from "@/package.json";
-import { getAiStatus, type TAiStatus } from "@/server/ai";
-import { describeDatabase } from "@/server/db";
-import { getEnv } from "@/server/env";
+import { getAiStatus, type TAiStatus } from "../ai";
+import { describeDatabase } from "../db";
+import { getEnv } from "../env";
 import { redactUrl } from "./redact-url";
 
 /** What every page's shell needs (the header's AI status, setup's rules-mode notice): nothing about the host. */

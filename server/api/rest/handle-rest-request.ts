@@ -1,9 +1,9 @@
 import type { ZodError } from "zod";
 import { findUnstorableText } from "@/contracts/common";
-import { authenticateApiToken } from "@/server/api-tokens";
-import { getDb } from "@/server/db";
-import { AppError, invalidInputError, toHttpError } from "@/server/errors";
-import { logger } from "@/server/logger";
+import { authenticateApiToken } from "../../api-tokens";
+import { getDb } from "../../db";
+import { AppError, invalidInputError, toHttpError } from "../../errors";
+import { logger } from "../../logger";
 import { readJsonBody } from "../read-json-body";
 import type { TRestContext, TRestRoute } from "./define-route";
 import { buildOpenApiDocument } from "./openapi";

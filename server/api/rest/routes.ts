@@ -25,7 +25,7 @@ import {
   ZTrackerStateRequestSchema,
   ZTrackerStateResponseSchema,
 } from "@/contracts/trackers";
-import { getTrackerRouting, updateTrackerRouting } from "@/server/notifications";
+import { getTrackerRouting, updateTrackerRouting } from "../../notifications";
 import {
   createActiveTracker,
   getRunsLog,
@@ -35,8 +35,8 @@ import {
   replayTrackerWithinLimit,
   setTrackerSchedule,
   setTrackerStatus,
-} from "@/server/trackers";
-import { refreshTrackerNow } from "@/server/triggers";
+} from "../../trackers";
+import { refreshTrackerNow } from "../../triggers";
 import { timelineWindow } from "../timeline-window";
 import { defineRoute, type TRestRoute } from "./define-route";
 

@@ -8,7 +8,7 @@ import {
   revokeUserSession,
   setOpenSignUp,
   ZCreateInviteSchema,
-} from "@/server/auth";
+} from "../../auth";
 import { createTRPCRouter, ownerProcedure, protectedProcedure } from "../trpc";
 
 /** Settings → Account: sessions (everyone), invites and open sign-up (the owner). Passwords go through better-auth. */

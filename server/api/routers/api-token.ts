@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/api-tokens";
+import { createApiToken, listApiTokens, revokeApiToken } from "../../api-tokens";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const apiTokenRouter = createTRPCRouter({

@@ -4,7 +4,7 @@ import {
   ZListContextFilesRequestSchema,
   ZListContextFilesResponseSchema,
 } from "@/contracts/context-files";
-import { deleteContextFile, listContextFiles } from "@/server/context";
+import { deleteContextFile, listContextFiles } from "../../context";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 /** A tracker's context files (uploads go through POST /api/trackers/[trackerId]/context-files: multipart). */

@@ -1,7 +1,7 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
-import { feedEvents } from "@/server/feed/feed-events";
-import { getFeed } from "@/server/feed/get-feed";
+import { feedEvents } from "../../feed/feed-events";
+import { getFeed } from "../../feed/get-feed";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const ZFeedLiveInputSchema = z

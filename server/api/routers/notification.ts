@@ -26,7 +26,7 @@ import {
   sendTestNotice,
   updateNotificationDefaults,
   updateTrackerRouting,
-} from "@/server/notifications";
+} from "../../notifications";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 const ZFeedInputSchema = z.object({ trackerId: z.string().min(1).optional() });

@@ -1,8 +1,8 @@
 import { ZFeedSettingsInputSchema, ZPlaceSearchInputSchema, ZPlaceSearchResultSchema } from "@/contracts/settings";
 import { ZUsageThisMonthSchema } from "@/contracts/usage";
-import { searchPlaces } from "@/server/settings/search-places";
-import { getUserSettings, updateUserSettings } from "@/server/settings/user-settings";
-import { getUsageThisMonth } from "@/server/usage";
+import { searchPlaces } from "../../settings/search-places";
+import { getUserSettings, updateUserSettings } from "../../settings/user-settings";
+import { getUsageThisMonth } from "../../usage";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const settingsRouter = createTRPCRouter({

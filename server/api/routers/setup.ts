@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ZPageViewRequestSchema, ZPointAtElementRequestSchema } from "@/contracts/setup-page-view";
 import { ZChoosePriceRequestSchema } from "@/contracts/setup-price-candidates";
-import { getAiStatus, getModel } from "@/server/ai";
-import { capabilityConfigFromEnv } from "@/server/capabilities";
+import { getAiStatus, getModel } from "../../ai";
+import { capabilityConfigFromEnv } from "../../capabilities";
 import {
   applyContextFilesToDraft,
   choosePriceCandidate,
@@ -18,7 +18,7 @@ import {
   saveSetupDraft,
   setSetupReadMode,
   ZSetReadModeInput,
-} from "@/server/intelligence/setup";
+} from "../../intelligence/setup";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 const ZSessionInput = z.object({ sessionId: z.string().min(1).max(100) });

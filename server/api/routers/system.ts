@@ -1,8 +1,8 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
-import { getSchedulerDetails } from "@/server/system/get-scheduler-details";
-import { getSystemDetails, getSystemStatus } from "@/server/system/get-system-status";
-import { heartbeats } from "@/server/system/heartbeat";
+import { getSchedulerDetails } from "../../system/get-scheduler-details";
+import { getSystemDetails, getSystemStatus } from "../../system/get-system-status";
+import { heartbeats } from "../../system/heartbeat";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const ZHeartbeatInputSchema = z

@@ -49,8 +49,8 @@ import {
   setTrackerStatus,
   setTrackersStatus,
   trackerEvents,
-} from "@/server/trackers";
-import { refreshTrackerNow, streamTrackerRefresh } from "@/server/triggers";
+} from "../../trackers";
+import { refreshTrackerNow, streamTrackerRefresh } from "../../triggers";
 import { timelineWindow } from "../timeline-window";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 

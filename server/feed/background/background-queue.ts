@@ -1,6 +1,6 @@
-import type { TDb } from "@/server/db";
-import type { TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
-import { logger } from "@/server/logger";
+import type { TDb } from "../../db";
+import type { TEnhanceOutcome } from "../../enhancement/enhancement-manager";
+import { logger } from "../../logger";
 import { enhanceInBackground } from "./enhance-in-background";
 
 export type TBackgroundOptions = {

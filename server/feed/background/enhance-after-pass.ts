@@ -1,7 +1,7 @@
-import type { TDb } from "@/server/db";
-import { INACTIVE_AFTER_MS } from "@/server/enhancement/enhancement-manager";
-import { createThrottledJob } from "@/server/lib/throttled-job";
-import { listActiveUsersWithContext } from "@/server/settings/active-users";
+import type { TDb } from "../../db";
+import { INACTIVE_AFTER_MS } from "../../enhancement/enhancement-manager";
+import { createThrottledJob } from "../../lib/throttled-job";
+import { listActiveUsersWithContext } from "../../settings/active-users";
 import { queueBackgroundEnhancement, type TBackgroundOptions } from "./background-queue";
 
 /**

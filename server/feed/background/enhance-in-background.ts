@@ -1,10 +1,10 @@
-import { getModel } from "@/server/ai";
-import type { TDb } from "@/server/db";
-import { detachedDefer } from "@/server/defer";
-import { isRecentlyActive, requestEnhancement, type TEnhanceOutcome } from "@/server/enhancement/enhancement-manager";
-import { getEnv } from "@/server/env";
-import { logger } from "@/server/logger";
-import { getUserSettings } from "@/server/settings/user-settings";
+import { getModel } from "../../ai";
+import type { TDb } from "../../db";
+import { detachedDefer } from "../../defer";
+import { isRecentlyActive, requestEnhancement, type TEnhanceOutcome } from "../../enhancement/enhancement-manager";
+import { getEnv } from "../../env";
+import { logger } from "../../logger";
+import { getUserSettings } from "../../settings/user-settings";
 import { buildFeed } from "../build-feed";
 
 /**

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { TFetchConfig } from "@/server/capabilities/config";
-import { CapabilityFailure } from "@/server/capabilities/envelope";
-import { safeFetch } from "@/server/capabilities/web-scrape/safe-fetch";
-import type { TDb } from "@/server/db";
-import type { TDefer } from "@/server/defer";
-import { logger } from "@/server/logger";
+import type { TFetchConfig } from "../../capabilities/config";
+import { CapabilityFailure } from "../../capabilities/envelope";
+import { safeFetch } from "../../capabilities/web-scrape/safe-fetch";
+import type { TDb } from "../../db";
+import type { TDefer } from "../../defer";
 import { publish } from "../../events";
+import { logger } from "../../logger";
 import {
   CalendarParseError,
   parseCalendar,

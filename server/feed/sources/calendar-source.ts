@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { buildSpec } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
-import type { TFetchConfig } from "@/server/capabilities/config";
-import type { TDb } from "@/server/db";
-import type { TDefer } from "@/server/defer";
+import type { TFetchConfig } from "../../capabilities/config";
+import type { TDb } from "../../db";
+import type { TDefer } from "../../defer";
 import {
   CALENDAR_STALE_LIMIT_MS,
   isCalendarRefreshDue,

@@ -1,4 +1,4 @@
-import type { TUserSettings } from "@/server/settings/user-settings";
+import type { TUserSettings } from "../../settings/user-settings";
 import type { TFeedSource } from "../feed-engine";
 
 export type TLocationContext = { name: string; latitude: number; longitude: number; timezone: string | null } | null;

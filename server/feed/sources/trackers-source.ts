@@ -8,9 +8,9 @@ import {
 import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
-import type { TDb } from "@/server/db";
-import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "@/server/intelligence/definition";
-import { FAILING_WHERE, isFailing, NEEDS_ATTENTION_WHERE } from "@/server/trackers";
+import type { TDb } from "../../db";
+import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "../../intelligence/definition";
+import { FAILING_WHERE, isFailing, NEEDS_ATTENTION_WHERE } from "../../trackers";
 import { cardKey, keyCard } from "../card-memo";
 import type { TFeedSource } from "../feed-engine";
 import { noticeItem } from "./setup-items";

@@ -1,4 +1,4 @@
-import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "@/server/ai/untrusted";
+import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "../../ai/untrusted";
 import type { TField } from "../definition/field-schema";
 
 /** The model sees at most this much of the capability result. */

@@ -7,7 +7,7 @@ import {
   NoObjectGeneratedError,
   Output,
 } from "ai";
-import { AppError } from "@/server/errors";
+import { AppError } from "../../errors";
 import { addUsage, type TModelUsage, ZERO_USAGE } from "./model-usage";
 
 export type TIntelligenceTask = "fill" | "judge" | "reanchor";

@@ -1,4 +1,4 @@
-import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "@/server/ai/untrusted";
+import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "../../ai/untrusted";
 import type { TDeltas } from "../diff/diff-records";
 import type { TContextChunk } from "./context-retriever";
 
