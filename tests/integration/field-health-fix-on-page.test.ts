@@ -9,6 +9,7 @@ import { startModelServer, type TModelServer } from "../fixtures/model-server/se
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
+import { elementShowing } from "../helpers/page-view";
 import {
   createActiveTracker,
   cssPriceDefinition,
@@ -53,12 +54,6 @@ const options = (): TRefreshOptions => ({
   models: { filler: null, judge: null },
   capabilityConfig: capabilityConfig(),
 });
-const numberShowing = (html: string, text: string) => {
-  for (const m of html.matchAll(/<\w+[^>]*data-bw-n="(\d+)"[^>]*>([^<]*)(?=<)/g))
-    if ((m[2] ?? "").includes(text)) return Number(m[1]);
-  throw new Error(`nothing shows ${text}`);
-};
-
 describe("fix it on the page", () => {
   it("needs attention → one notice → re-read, see where it was, point where it is → the timeline goes on", async () => {
     const decision = "Is Acme's Pro price moving? (fix on page)";
@@ -96,7 +91,7 @@ describe("fix it on the page", () => {
         reads: null,
         elements: [],
         proposal: {
-          element: numberShowing(now.html, "$10.00"),
+          element: elementShowing(now.html, "$10.00"),
           text: "$10.00",
           where: "the price under the heading “Pro”",
           why: null,
@@ -110,7 +105,7 @@ describe("fix it on the page", () => {
       expect.objectContaining({
         name: "price",
         reads: "10 USD",
-        elements: [numberShowing(before.html, "$10.00")],
+        elements: [elementShowing(before.html, "$10.00")],
         proposal: null,
       }),
     ]);
@@ -128,7 +123,7 @@ describe("fix it on the page", () => {
     const pointed = await pointAtElement(t.db, {
       userId,
       sessionId,
-      element: numberShowing(again.html, "$10.00"),
+      element: elementShowing(again.html, "$10.00"),
       field: "price",
       config: capabilityConfig(),
     });
@@ -197,7 +192,7 @@ describe("fix it on the page", () => {
     const view = await getPageView(t.db, { userId, sessionId, which: "current", config: capabilityConfig() });
     if (!view) throw new Error("no page view");
     expect(view.fields[0]?.proposal).toEqual({
-      element: numberShowing(view.html.replace(/Was \$20\.00/, "Was"), "$20.00"),
+      element: elementShowing(view.html.replace(/Was \$20\.00/, "Was"), "$20.00"),
       text: "$20.00",
       where: "the price under the heading “Pro”",
       why: "The Pro plan's price; the other is Team's old price.",
@@ -229,7 +224,7 @@ describe("fix it on the page", () => {
     const pointed = await pointAtElement(t.db, {
       userId,
       sessionId,
-      element: numberShowing(view?.html ?? "", "$12.00"),
+      element: elementShowing(view?.html ?? "", "$12.00"),
       field: "solo_price",
       config: capabilityConfig(),
     });

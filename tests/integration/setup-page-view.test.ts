@@ -14,6 +14,7 @@ import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES, type TPlanPage, type TPlanPrices } from "../fixtures/corpus/pages/plans";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { elementShowing } from "../helpers/page-view";
 import { setupTurn } from "../helpers/setup-turn";
 import { localCapabilityConfig } from "../helpers/trackers";
 
@@ -56,13 +57,6 @@ async function startSetup(page: TPlanPage, decision: string) {
 
 const view = (sessionId: string, which: "current" | "earlier" = "current") =>
   getPageView(t.db, { userId, sessionId, which, config: config() });
-
-/** The number of the deepest element of the view showing `text`. */
-function elementShowing(html: string, text: string): number {
-  const re = /<(\w+)[^>]*data-bw-n="(\d+)"[^>]*>([^<]*)(?=<)/g;
-  for (const m of html.matchAll(re)) if ((m[3] ?? "").includes(text)) return Number(m[2]);
-  throw new Error(`no element shows ${text}`);
-}
 
 async function liveValue(definition: TTrackerDefinition, name: string, page: TPlanPage, html: string) {
   const document = formatStructuredDocument(html, site.urlFor(page.path), { requestedUrl: site.urlFor(page.path) });
