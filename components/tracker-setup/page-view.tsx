@@ -160,12 +160,18 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
       const result = await rereadPage({ sessionId });
       setPicked(null);
       setWhich("current");
-      await invalidate();
+      // The answer carries the new view: shown at once, with what was said (no refetch to wait for).
+      const shown = trpc.setup.pageView.queryKey({ sessionId, which: "current" });
+      queryClient.setQueryData(shown, result.view);
+      await queryClient.invalidateQueries({
+        ...trpc.setup.pathFilter(),
+        predicate: (q) => JSON.stringify(q.queryKey) !== JSON.stringify(shown),
+      });
       setStatus({ tone: "info", text: result.said.join(" ") });
     } catch (e) {
       setStatus({ tone: "error", text: e instanceof Error ? e.message : String(e) });
     }
-  }, [rereadPage, sessionId, invalidate]);
+  }, [rereadPage, sessionId, queryClient, trpc]);
 
   const opened = useRef(false);
   useEffect(() => {

@@ -171,6 +171,8 @@ describe("the page view", () => {
     expect(reread.said[0]).toMatch(/I read .* again/);
     const now = await view(sessionId);
     if (!now) throw new Error("no page view");
+    // The re-read answers with the view it made, the same the page view's query reads (shown without a refetch).
+    expect(reread.view).toEqual(now);
     expect(now.hasEarlier).toBe(true);
     expect(now.fields.find((f) => f.name === field)).toMatchObject({ reads: null, elements: [] });
     const earlier = await view(sessionId, "earlier");

@@ -36,7 +36,15 @@ export type TSetupSample = {
 /** The sample page made inert for the page view (page-snapshot.ts), with the address it was read from. */
 export type TSamplePage = TPageSnapshot & { url: string };
 
-export type TReadSample = { ok: true; sample: TSetupSample; page: TSamplePage | null } | { ok: false; message: string };
+export type TReadSample =
+  | {
+      ok: true;
+      sample: TSetupSample;
+      page: TSamplePage | null;
+      /** Why an HTML page has no copy for the page view (the worker refused it), for the person. */
+      pageProblem?: string;
+    }
+  | { ok: false; message: string };
 
 export type TBindResult = { ok: true; trackerId: string; sample: TSetupSample } | { ok: false; message: string };
 
@@ -184,6 +192,7 @@ export async function readSample(input: {
   const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
   if (scriptContent) sample.scriptContent = scriptContent;
   let page: TSamplePage | null = null;
+  let pageProblem: string | undefined;
   if (input.capability === "web.scrape" && results.document) {
     // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
     sample.reading = await readPageForDraft(
@@ -191,9 +200,13 @@ export async function readSample(input: {
       typeof html === "string" ? html : undefined,
       input.config.fetch.page,
     );
-    if (typeof html === "string" && html) page = await samplePage(html, results, input.config);
+    if (typeof html === "string" && html) {
+      const copied = await copyPage(html, results, input.config);
+      if ("problem" in copied) pageProblem = copied.problem;
+      else page = copied;
+    }
   }
-  return { ok: true, sample, page };
+  return { ok: true, sample, page, ...(pageProblem ? { pageProblem } : {}) };
 }
 
 /** The page view's copy of the sample (docs/page-view.md); a page the worker cannot copy simply has no view. */
@@ -202,11 +215,21 @@ export async function samplePage(
   results: Record<string, unknown>,
   config: TCapabilityConfig,
 ): Promise<TSamplePage | null> {
+  const copied = await copyPage(html, results, config);
+  return "problem" in copied ? null : copied;
+}
+
+/** The copy, or why the page worker refused to make it (its budget, a crash) — said, never swallowed. */
+async function copyPage(
+  html: string,
+  results: Record<string, unknown>,
+  config: TCapabilityConfig,
+): Promise<TSamplePage | { problem: string }> {
   const url =
     typeof results.finalUrl === "string" ? results.finalUrl : typeof results.url === "string" ? results.url : "";
   try {
     return { url, ...(await snapshotPageInWorker(html, config.fetch.page)) };
-  } catch {
-    return null;
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
   }
 }

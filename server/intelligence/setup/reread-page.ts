@@ -1,3 +1,4 @@
+import type { TPageView } from "@/contracts/setup-page-view";
 import { meterModel, type TLanguageModel } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
@@ -19,6 +20,7 @@ import { loadSetupPage, saveSetupProposals } from "./setup-page-store";
  * tracker reads it, kept with the session (its page, prices and reading) while the page read before stays as
  * "earlier" — so a field that stopped reading can be shown where it used to be and pointed at where it is now.
  * The draft is not changed: that is the person's to do. A page that cannot be read changes nothing and says why.
+ * The answer carries the new view, so the page view shows what it said without a second round trip.
  */
 export async function rereadSetupPage(
   db: TDb,
@@ -30,7 +32,7 @@ export async function rereadSetupPage(
     model?: TLanguageModel | null;
     log?: TLogger;
   },
-): Promise<{ said: string[] }> {
+): Promise<{ said: string[]; view: TPageView | null }> {
   const state = await getSetupState(db, input);
   if (!state.tracker) throw new AppError("PRECONDITION_FAILED", "Bind a page before reading it again.");
   const tracker = await getTracker(db, { userId: input.userId, trackerId: state.tracker.id });
@@ -49,11 +51,16 @@ export async function rereadSetupPage(
   await keepSample(db, { userId: input.userId, sessionId: input.sessionId, keepEarlier: true, earlier }, read);
   const draft = state.draft?.definition;
   const said = [`I read ${label} again.`];
-  if (!read.page) said.push("It has no HTML to show, so the page view is empty.");
+  if (!read.page)
+    said.push(
+      read.pageProblem
+        ? `Its copy for the page view could not be made: ${read.pageProblem}`
+        : "It has no HTML to show, so the page view is empty.",
+    );
   if (draft) said.push("Fields that read nothing now are marked; point at the right element to fix one.");
   if (draft && read.page && input.model)
     said.push(...(await agentProposals(db, { ...input, model: input.model }, tracker, draft, read.sample)));
-  return { said };
+  return { said, view: await getPageView(db, { ...input, which: "current" }) };
 }
 
 /**
