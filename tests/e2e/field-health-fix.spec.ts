@@ -42,7 +42,8 @@ test("needs attention → Fix it on the page → point at the price → lock →
   await page.getByTestId("fix-on-page").click();
 
   const view = page.getByTestId("page-view");
-  await expect(view.getByTestId("page-view-status")).toContainText("I read");
+  // The whole answer (were the copy refused, this line would say why).
+  await expect(view.getByTestId("page-view-status")).toContainText(/I read .* again\. Fields that read nothing now/);
   await expect(view.getByTestId("page-view-field")).toContainText("price reads nothing on this page");
   await expect(view.getByTestId("page-view-proposal")).toContainText(
     "What it read before, “$10.00”, is now the price under the heading “Pro”",
