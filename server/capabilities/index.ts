@@ -1,5 +1,5 @@
 export { canonicalJson } from "../lib/canonical-json";
-export { assertPublicTarget } from "./check-target";
+export { assertPublicUrl } from "./check-public-url";
 export {
   capabilityConfigFromEnv,
   DEFAULT_USER_AGENT,
@@ -19,7 +19,14 @@ export {
   ZMapsPlaceOutputSchema,
 } from "./maps-place";
 export { normalizePlace, PLACE_FIELD_MASK, type TPlace, ZPlaceSchema } from "./maps-place/normalize-place";
-export { executeCapability, getCapability, listCapabilities, parseCapabilityInput } from "./registry";
+export {
+  assertPublicTarget,
+  executeCapability,
+  getCapability,
+  listCapabilities,
+  parseCapabilityInput,
+  routeByContentType,
+} from "./registry";
 export * from "./types";
 export { createMemoryLedger, defaultCallKey } from "./usage";
 export {

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import type { TCapabilityConfig } from "./config";
 import { failed } from "./envelope";
 import { mapsPlace } from "./maps-place";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "./types";
@@ -14,6 +15,35 @@ export function getCapability(name: string): TCapability | undefined {
 
 export function listCapabilities(): TCapability[] {
   return [...REGISTRY.values()];
+}
+
+/**
+ * The capability that reads what a web address answered when the one asked refused its media type (a PDF where a page
+ * was expected): one that takes the same target argument and lists that type in its descriptor's `contentTypes`.
+ */
+export function routeByContentType(
+  from: string,
+  input: unknown,
+  contentType: string,
+): { capability: string; input: unknown } | null {
+  const source = getCapability(from);
+  const arg = source?.target.arg;
+  const value = arg ? (input as Record<string, unknown> | null)?.[arg] : undefined;
+  if (!arg || typeof value !== "string") return null;
+  const to = listCapabilities().find(
+    (c) => c !== source && c.target.arg === arg && c.contentTypes?.includes(contentType),
+  );
+  if (!to) return null;
+  const parsed = to.inputSchema.safeParse({ [arg]: value });
+  return parsed.success ? { capability: to.name, input: parsed.data } : null;
+}
+
+/**
+ * A capability's own refusal at the door (its descriptor's `checkTarget`): run when a tracker is created or bound in
+ * setup, before anything is stored. Capabilities without one (an API keyed by id) accept any valid input.
+ */
+export async function assertPublicTarget(capability: string, input: unknown, config: TCapabilityConfig): Promise<void> {
+  await getCapability(capability)?.checkTarget?.(input, config);
 }
 
 /** Zod issues as one readable sentence ("url: Enter a full web address…"). */

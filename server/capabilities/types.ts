@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TCapabilityConfig } from "./config";
-import type { TCssQuery } from "./web-scrape/css-query";
+import type { TCssAnswer, TCssQuery } from "./web-scrape/css-query";
 
 /** Stable, machine-readable failure codes. Messages are for people; codes are for code. */
 export const ZCapabilityErrorCodeSchema = z.enum([
@@ -107,6 +107,29 @@ export type TCapabilityContext = {
   hashSalt?: string;
 };
 
+/**
+ * A capability's result read back for the hot loop and the page view: the stable document to hash, the raw data the
+ * extractors read (json for pointers, html and css answers for CSS, text for patterns) and what names the entity.
+ */
+export type TReadBack = {
+  document: unknown;
+  raw: { json: unknown; html?: string; text?: string; css?: Record<string, TCssAnswer> };
+  /** The data's origin in a few words, for prompts ("web page https://…"). */
+  source: string;
+  /** What the identity rules read: the page's canonical address, the place id. */
+  ids: { canonicalUrl?: string | null; url?: string; placeId?: string };
+  /** The document's hash with the run's salt, when the verb computed it beside the document. */
+  contentHash?: string;
+};
+
+/** The identity rule a draft gets by default (the kinds of the definition's `identityRule`). */
+export type TDefaultIdentity = "canonical_url" | "place_id" | "input";
+
+/**
+ * One data source, said once (docs/architecture.md "Adding a capability"): how it is called, and everything the rest
+ * of the product asks of it — how a person names its target, what refuses one at the door, how its result is read
+ * back, what a draft's identity is, and how the UI and the drafter speak of it. Every other module reads the registry.
+ */
 export type TCapability<TInput = unknown, TResults = unknown> = {
   name: string;
   description: string;
@@ -115,4 +138,25 @@ export type TCapability<TInput = unknown, TResults = unknown> = {
   outputSchema: z.ZodType<TResults>;
   /** Never throws for expected failures: they come back as `status: "failed"` envelopes. */
   execute(input: TInput, ctx: TCapabilityContext): Promise<TCapabilityEnvelope<TResults>>;
+  /** What people call one target ("web page", "PDF document", "Google Maps place"). */
+  noun: string;
+  /** The target in a few words, for lists, chat and the public API ("https://…", "place ChIJ…"). */
+  describeTarget(input: TInput): string;
+  /**
+   * The one argument a target is given by — in the drafter's bind tool and in the person's words. `find` spots it in
+   * a message (rules mode); capabilities that share an argument (a web address) are told apart by `contentTypes`.
+   */
+  target: { arg: string; describe: string; find?: (text: string) => string | null };
+  /** Media types a web address may answer with that this capability reads: setup routes such an address here. */
+  contentTypes?: readonly string[];
+  /** The identity rule of a draft made from its sample. */
+  identity: TDefaultIdentity;
+  /** One line for the drafter: what a sample of it holds and what is worth watching there. */
+  drafterHint: string;
+  /** Refuses a target at the door (creating a tracker, binding in setup) with an AppError the person can act on. */
+  checkTarget?(input: TInput, config: TCapabilityConfig): Promise<void>;
+  /** Reads a stored result back (refreshes, replay, the page view). */
+  readBack(input: TInput, results: TResults): TReadBack;
+  /** Web pages only: the page view, the read modes and page copies. */
+  pageView?: boolean;
 };

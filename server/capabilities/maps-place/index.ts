@@ -72,4 +72,30 @@ export const mapsPlace: TCapability<TMapsPlaceInput, TMapsPlaceOutput> = {
   inputSchema: ZMapsPlaceInputSchema as z.ZodType<TMapsPlaceInput>,
   outputSchema: ZMapsPlaceOutputSchema,
   execute: readPlace,
+  noun: "Google Maps place",
+  describeTarget: (input) => `Google Maps place ${input.placeId}`,
+  target: { arg: "placeId", describe: "The Google Maps place id, e.g. ChIJN1t_tDeuEmsRUsoyG83frY4", find: findPlaceId },
+  identity: "place_id",
+  drafterHint:
+    "maps.place reads a Google Maps place (needs placeId): rating, review count, opening hours, price level, business status.",
+  readBack: (input, results) => {
+    const r = (results ?? {}) as Partial<TMapsPlaceOutput>;
+    const placeId = r.place?.placeId ?? input?.placeId;
+    const document = r.document ?? r;
+    return {
+      document,
+      raw: { json: r.place ?? document },
+      source: `Google Maps place ${placeId ?? ""}`.trim(),
+      ids: placeId ? { placeId } : {},
+    };
+  },
 };
+
+// Google place ids start with ChIJ (most) or Gh/Ei; also accept an explicit "place id: …".
+const PLACE_ID_RE = /\b(ChIJ[0-9A-Za-z_-]{10,})\b/;
+const EXPLICIT_PLACE_RE = /\bplace[\s_-]?id\s*[:=]?\s*([0-9A-Za-z_-]{10,})\b/i;
+
+/** A Google Maps place id in a message (a bare ChIJ… id or "place id: …"). */
+function findPlaceId(text: string): string | null {
+  return PLACE_ID_RE.exec(text)?.[1] ?? EXPLICIT_PLACE_RE.exec(text)?.[1] ?? null;
+}

@@ -1,14 +1,16 @@
 import { z } from "zod";
+import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failed } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "./format-structured-document";
 import { readPageInWorker } from "./page-worker-pool";
+import { findWebAddress, readWebResult } from "./read-back";
 import { renderPage } from "./render-page";
 import { safeFetch, type TFetchStats } from "./safe-fetch";
 
 /**
- * Whether the page is rendered in a browser before it is read (issue #17). `auto` fetches it plainly and
+ * Whether the page is rendered in a browser before it is read (docs/page-reading.md). `auto` fetches it plainly and
  * renders only when the fetched document looks like an empty app shell (looks-like-shell.ts).
  */
 export const ZRenderModeSchema = z.enum(["auto", "never", "always"]);
@@ -228,4 +230,13 @@ export const webScrape: TCapability<TWebScrapeInput, TWebScrapeOutput> = {
   inputSchema: ZWebScrapeInputSchema,
   outputSchema: ZWebScrapeOutputSchema,
   execute: scrape,
+  noun: "web page",
+  describeTarget: (input) => input.url,
+  target: { arg: "url", describe: "The page address, exactly as the person gave it", find: findWebAddress },
+  identity: "canonical_url",
+  drafterHint:
+    "web.scrape reads a web page or JSON endpoint (needs url): its title, main text, prices, offers, availability and JSON-LD; CSS selectors read the HTML.",
+  checkTarget: (input, config) => assertPublicUrl(input.url, config.fetch),
+  readBack: readWebResult,
+  pageView: true,
 };

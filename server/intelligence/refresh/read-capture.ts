@@ -1,12 +1,11 @@
-import { cleanUrl, type TCssAnswer } from "../../capabilities";
+import { cleanUrl, getCapability, type TReadBack } from "../../capabilities";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { TTrackerDefinition } from "../definition";
 import type { TRawCapture } from "../fill";
 
 /**
  * What the hot loop needs from any capability result: the stable document to hash, the raw data the
- * fill step reads, and the entity's identity. Both verbs return `document`; web.scrape adds html/json,
- * maps.place the normalized place.
+ * fill step reads, and the entity's identity.
  */
 export type TCapture = {
   document: unknown;
@@ -18,48 +17,45 @@ export type TCapture = {
   contentHash?: string;
 };
 
-type TResults = {
-  document?: { canonicalUrl?: string | null; mainText?: string } & Record<string, unknown>;
-  url?: string;
-  finalUrl?: string;
-  html?: string;
-  json?: unknown;
-  css?: Record<string, TCssAnswer>;
-  contentHash?: string;
-  place?: { placeId?: string } & Record<string, unknown>;
-};
-
+/**
+ * A stored result read back through its capability's descriptor (its `readBack`), then the entity's identity by the
+ * definition's rule: the place id, the page's canonical address (else the tracked one), or the input itself.
+ */
 export function readCapture(
   capability: string,
   input: unknown,
   results: unknown,
   identity: TTrackerDefinition["identityRule"],
 ): TCapture {
-  const r = (results ?? {}) as TResults;
-  const document = r.document ?? r;
-  const json = r.place ?? (r.json !== undefined ? r.json : document);
-  const raw: TRawCapture = { json };
-  if (r.html !== undefined) raw.html = r.html;
-  if (r.css !== undefined) raw.css = r.css;
-  if (typeof r.document?.mainText === "string") raw.text = r.document.mainText;
-
+  const back = getCapability(capability)?.readBack(input, results ?? {}) ?? genericReadBack(capability, results);
   const inputRecord = (input ?? {}) as Record<string, unknown>;
   let entityKey: string;
   switch (identity.kind) {
     case "place_id":
-      entityKey = String(r.place?.placeId ?? inputRecord.placeId ?? canonicalJson(input));
+      entityKey = String(back.ids.placeId ?? inputRecord.placeId ?? canonicalJson(input));
       break;
     case "canonical_url": {
       // The page's canonical link, else the tracked URL — never the redirect target, which may carry a
       // session (docs/design.md §5); both without tracking and session parameters.
-      const tracked = typeof inputRecord.url === "string" ? (cleanUrl(inputRecord.url) ?? inputRecord.url) : null;
-      entityKey = r.document?.canonicalUrl || tracked || canonicalJson(input);
+      const tracked = back.ids.url ? (cleanUrl(back.ids.url) ?? back.ids.url) : null;
+      entityKey = back.ids.canonicalUrl || tracked || canonicalJson(input);
       break;
     }
     default:
       entityKey = `${capability}:${canonicalJson(input)}`;
   }
-  const source =
-    capability === "maps.place" ? `Google Maps place ${entityKey}` : `web page ${r.finalUrl ?? inputRecord.url ?? ""}`;
-  return { document, raw, entityKey, source, ...(r.contentHash !== undefined ? { contentHash: r.contentHash } : {}) };
+  return {
+    document: back.document,
+    raw: back.raw,
+    entityKey,
+    source: back.source,
+    ...(back.contentHash !== undefined ? { contentHash: back.contentHash } : {}),
+  };
+}
+
+/** A capability no longer registered: its stored document as it is. */
+function genericReadBack(capability: string, results: unknown): TReadBack {
+  const r = (results ?? {}) as { document?: unknown };
+  const document = r.document ?? r;
+  return { document, raw: { json: document }, source: capability, ids: {} };
 }

@@ -1,11 +1,14 @@
 import {
   assertPublicTarget,
   executeCapability,
+  getCapability,
   parseCapabilityInput,
+  routeByContentType,
   snapshotPageInWorker,
   type TCapabilityConfig,
   type TPageSnapshot,
   type TWebScrapeOutput,
+  WEB_SCRAPE,
 } from "../../capabilities";
 import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
@@ -122,7 +125,7 @@ export async function bindAndSample(
   const tracker = await createTracker(db, {
     userId: input.userId,
     decision: title,
-    capability: input.capability,
+    capability: sample.capability,
     capabilityInput: parsedInput,
   });
   await linkSetupTracker(db, { userId: input.userId, sessionId: input.sessionId, trackerId: tracker.id });
@@ -157,15 +160,24 @@ export async function readSample(input: {
   signal?: AbortSignal | undefined;
 }): Promise<TReadSample> {
   let parsedInput = input.input;
+  let capability = input.capability;
   const call = (capabilityInput: unknown) =>
-    executeCapability(input.capability, capabilityInput, { config: input.config, signal: input.signal });
+    executeCapability(capability, capabilityInput, { config: input.config, signal: input.signal });
   let envelope = await call(parsedInput);
+  // An address that answers a document another capability reads (a PDF) is read by that one from here on.
+  const contentType = envelope.error?.code === "UNSUPPORTED_CONTENT_TYPE" ? envelope.error.details?.contentType : null;
+  const routed = typeof contentType === "string" ? routeByContentType(capability, parsedInput, contentType) : null;
+  if (routed) {
+    capability = routed.capability;
+    parsedInput = routed.input;
+    envelope = await call(parsedInput);
+  }
   if (envelope.status !== "completed" || !envelope.results) {
     const why = envelope.error?.message ?? "The capability returned no data.";
     return { ok: false, message: `I could not read ${input.label}: ${why}` };
   }
   let scriptContent: TSetupSample["scriptContent"];
-  if (input.capability === "web.scrape" && isRecord(parsedInput)) {
+  if (capability === WEB_SCRAPE && isRecord(parsedInput)) {
     const out = envelope.results as TWebScrapeOutput;
     if (out.render?.rendered !== true && typeof out.html === "string") {
       const found = detectScriptContent({ html: out.html, document: out.document });
@@ -187,13 +199,13 @@ export async function readSample(input: {
   // web.scrape `render: auto`: the sample decides how this tracker's page is read. A page that only JavaScript
   // fills is remembered as such, so its first refresh renders straight away (and the card says so).
   const render = results.render as { autoRender?: boolean } | undefined;
-  if (input.capability === "web.scrape" && render?.autoRender === true && isRecord(parsedInput))
+  if (capability === WEB_SCRAPE && render?.autoRender === true && isRecord(parsedInput))
     parsedInput = { ...parsedInput, autoRender: true };
-  const sample: TSetupSample = { capability: input.capability, input: parsedInput, label: input.label, results };
+  const sample: TSetupSample = { capability, input: parsedInput, label: input.label, results };
   if (scriptContent) sample.scriptContent = scriptContent;
   let page: TSamplePage | null = null;
   let pageProblem: string | undefined;
-  if (input.capability === "web.scrape" && results.document) {
+  if (getCapability(capability)?.pageView && results.document) {
     // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
     sample.reading = await readPageForDraft(
       results.document,

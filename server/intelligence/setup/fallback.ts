@@ -1,3 +1,4 @@
+import { getCapability } from "../../capabilities";
 import type { TExtractor, TField, TMaterialityRule, TTrackerDefinition } from "../definition";
 import { parseDefinition } from "../definition";
 import type { TPriceCandidate } from "./price-candidates";
@@ -15,7 +16,7 @@ import {
  * everything else is left to the judge (which, in rules mode, marks it notable).
  *
  * Web pages are drafted from the page reading (read-page-for-draft.ts), anchored by meaning, not
- * position (issue 12): the product's own price from its structured offer (`/offers/0/price`), else a CSS
+ * position (docs/page-reading.md): the product's own price from its structured offer (`/offers/0/price`), else a CSS
  * element or a label tied to it — never the Nth price of the text when anything better exists; old and
  * promotional prices are skipped unless the decision asks for them; availability is proposed whenever
  * the page states it; an article gets its main text as a field the agent judges.
@@ -47,19 +48,20 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
   const r = (results ?? {}) as Record<string, unknown>;
   const draft: TDraft = { fields: [], materiality: {} };
   const notes: string[] = [];
-  let identityRule: TTrackerDefinition["identityRule"];
-
-  if (capability === "maps.place" && isRecord(r.place)) {
+  // Drafted from the sample's shape: a place, a JSON body, or a structured document (pages, PDFs).
+  if (isRecord(r.place)) {
     fromPlace(draft, r.place);
-    identityRule = { kind: "place_id" };
   } else if (r.json !== undefined) {
     fromJson(draft, r.json, "", 0);
-    identityRule = { kind: "input" };
   } else {
     const document = isRecord(r.document) ? r.document : {};
     fromDocument(draft, document, options.reading ?? readPageFromDocument(document), options.decision ?? "", notes);
-    identityRule = { kind: "canonical_url" };
   }
+  // The capability's own identity (its descriptor), except a JSON body: it has no canonical address, its input names it.
+  const identityRule: TTrackerDefinition["identityRule"] = {
+    kind:
+      r.json !== undefined && !isRecord(r.place) ? "input" : (getCapability(capability)?.identity ?? "canonical_url"),
+  };
   if (draft.fields.length === 0) {
     add(
       draft,

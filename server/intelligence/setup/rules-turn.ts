@@ -67,7 +67,7 @@ export async function runRulesTurn(
     });
     if (!bound.ok) return reply.error(`${bound.message} Send another address when you are ready.`);
     reply.sample(target.label, bound.sample.results.document ?? bound.sample.results, bound.trackerId);
-    const { definition, notes } = draftWithNotes(target.capability, bound.sample.results, {
+    const { definition, notes } = draftWithNotes(bound.sample.capability, bound.sample.results, {
       decision,
       reading: bound.sample.reading,
     });

@@ -1,25 +1,32 @@
 import { jsonSchema } from "ai";
 import { z } from "zod";
+import { listCapabilities } from "../../capabilities";
 import { ZTrackerDefinitionSchema } from "../definition";
 
 /** Tool input schemas of the drafter agent (described for the model). */
 
-export const ZBindCapabilityInputSchema = z.object({
-  capability: z
-    .enum(["web.scrape", "maps.place"])
-    .describe(
-      "web.scrape for a web page or JSON endpoint (needs url); maps.place for a Google Maps place (needs placeId)",
-    ),
-  url: z.string().optional().describe("The page address, exactly as the person gave it"),
-  placeId: z.string().optional().describe("The Google Maps place id, e.g. ChIJN1t_tDeuEmsRUsoyG83frY4"),
-  title: z
-    .string()
-    .max(300)
-    .optional()
-    .describe(
-      "The tracker's title: the person's decision as one short question or sentence in their words, without the address (e.g. \"Is the Acme widget back in stock?\")",
-    ),
-});
+/**
+ * The bind tool's input, from the capability registry: the capability (each described by its descriptor's drafter
+ * hint) and the one argument that names each one's target (a web address, a place id).
+ */
+function bindCapabilityInputSchema() {
+  const capabilities = listCapabilities();
+  const names = capabilities.map((c) => c.name) as [string, ...string[]];
+  const args: Record<string, z.ZodOptional<z.ZodString>> = {};
+  for (const c of capabilities) args[c.target.arg] ??= z.string().optional().describe(c.target.describe);
+  return z.object({
+    capability: z.enum(names).describe(capabilities.map((c) => c.drafterHint).join(" ")),
+    ...args,
+    title: z
+      .string()
+      .max(300)
+      .optional()
+      .describe(
+        "The tracker's title: the person's decision as one short question or sentence in their words, without the address (e.g. \"Is the Acme widget back in stock?\")",
+      ),
+  });
+}
+export const ZBindCapabilityInputSchema = bindCapabilityInputSchema();
 export type TBindCapabilityInput = z.infer<typeof ZBindCapabilityInputSchema>;
 
 export const ZNoInputSchema = z.object({});

@@ -1,15 +1,11 @@
-import { assertPublicTarget } from "../../capabilities";
+import { assertPublicUrl } from "../../capabilities";
 import { AppError } from "../../errors";
 import type { TNotifyConfig } from "../config";
 
 /** A URL target must pass the SSRF rules now (the send re-checks every connection), refused in words. */
 export async function checkUrlTarget(config: TNotifyConfig, target: string): Promise<void> {
   try {
-    await assertPublicTarget(
-      "web.scrape",
-      { url: target },
-      { fetch: config.fetch, maps: { apiKey: undefined, baseUrl: "", timeoutMs: 0 } },
-    );
+    await assertPublicUrl(target, config.fetch);
   } catch (error) {
     if (error instanceof AppError) {
       const message = error.message.replace(/^Cannot watch/, "Cannot send to");

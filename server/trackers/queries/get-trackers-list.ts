@@ -111,7 +111,7 @@ function toDraftItem(t: {
     id: t.id,
     decision: t.decision,
     capability: t.capability,
-    target: describeTarget(t.capabilityInput),
+    target: describeTarget(t.capability, t.capabilityInput),
     createdAt: t.createdAt,
     touchedAt,
     discardAfter: new Date(touchedAt.getTime() + STALE_DRAFT_DAYS * DAY_MS),

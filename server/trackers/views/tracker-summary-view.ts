@@ -1,17 +1,15 @@
 import type { TTrackerSummary } from "@/contracts/trackers";
+import { getCapability } from "../../capabilities";
 import type { Tracker } from "../../generated/prisma/client";
 import { isDue, isFailing, isOverdue, needsAttention, parseFieldHealth } from "../../intelligence/tracker-store";
 
 /** A tracker as the list, the tracker page header and the public API show it (contracts/trackers.ts). */
 export type { TTrackerSummary } from "@/contracts/trackers";
 
-export function describeTarget(capabilityInput: unknown): string {
-  if (capabilityInput && typeof capabilityInput === "object") {
-    const input = capabilityInput as Record<string, unknown>;
-    if (typeof input.url === "string") return input.url;
-    if (typeof input.placeId === "string") return `place ${input.placeId}`;
-  }
-  return JSON.stringify(capabilityInput);
+/** The target in a few words, as its capability's descriptor says it ("https://…", "Google Maps place ChIJ…"). */
+export function describeTarget(capability: string, capabilityInput: unknown): string {
+  const described = getCapability(capability)?.describeTarget(capabilityInput ?? {});
+  return typeof described === "string" && described ? described : JSON.stringify(capabilityInput);
 }
 
 export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null, now = new Date()): TTrackerSummary {
@@ -19,7 +17,7 @@ export function toTrackerSummary(tracker: Tracker, lastMaterialAt: Date | null, 
     id: tracker.id,
     decision: tracker.decision,
     capability: tracker.capability,
-    target: describeTarget(tracker.capabilityInput),
+    target: describeTarget(tracker.capability, tracker.capabilityInput),
     status: tracker.status,
     failing: isFailing(tracker),
     lastError: tracker.lastError,

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { AppError } from "../errors";
-import type { TCapabilityConfig } from "./config";
+import type { TFetchConfig } from "./config";
 import { CapabilityFailure } from "./envelope";
 import { ADDRESS_CLASS_LABEL, classifyAddress } from "./web-scrape/is-public-address";
 import { defaultResolve, isAllowedHost, precheck } from "./web-scrape/safe-fetch";
@@ -10,22 +10,20 @@ const RESOLVE_TIMEOUT_MS = 3_000;
 const ALLOW_HINT = "Allow the host with FETCH_ALLOW_HOSTS if this is intentional.";
 
 /**
- * docs/design.md §8 at the door: a web.scrape target whose host is, or resolves to, a private, loopback or link-local
- * (any non-public) address is refused when a tracker is created or bound in setup — a 400 naming the host, and
- * nothing is created. It makes the same checks safe-fetch makes before each connection (its precheck, the
- * address classes, the resolver seam `config.fetch.resolve`) and lets FETCH_ALLOW_HOSTS through the same way.
- * The fetch-time guard stays: DNS can change after this answer (rebinding), so this is the early, clear refusal,
- * not the guard. A name that does not resolve now is not refused here; the fetch reports it.
+ * docs/design.md §8 at the door: a web address whose host is, or resolves to, a private, loopback or link-local
+ * (any non-public) address is refused — a 400 naming the host, and nothing is created. It makes the same checks
+ * safe-fetch makes before each connection (its precheck, the address classes, the resolver seam `config.resolve`)
+ * and lets FETCH_ALLOW_HOSTS through the same way. The fetch-time guard stays: DNS can change after this answer
+ * (rebinding), so this is the early, clear refusal, not the guard. A name that does not resolve now is not refused
+ * here; the fetch reports it. Web sources and URL notification channels share it.
  */
-export async function assertPublicTarget(capability: string, input: unknown, config: TCapabilityConfig): Promise<void> {
-  if (capability !== "web.scrape") return;
-  const raw = (input as { url?: unknown } | null | undefined)?.url;
+export async function assertPublicUrl(raw: unknown, config: TFetchConfig): Promise<void> {
   // A missing or malformed address is the input schema's to report (parseCapabilityInput), with its own message.
   if (typeof raw !== "string" || !URL.canParse(raw.trim())) return;
   const url = new URL(raw.trim());
   const host = url.hostname.replace(/\.$/, "").toLowerCase();
   const bare = host.startsWith("[") ? host.slice(1, -1) : host;
-  const allowed = isAllowedHost(url, config.fetch.allowHosts);
+  const allowed = isAllowedHost(url, config.allowHosts);
   try {
     precheck(url, allowed);
   } catch (error) {
@@ -39,7 +37,7 @@ export async function assertPublicTarget(capability: string, input: unknown, con
   }
   if (allowed || isIP(bare)) return;
 
-  const found = await resolveWithin(config.fetch.resolve ?? defaultResolve, bare);
+  const found = await resolveWithin(config.resolve ?? defaultResolve, bare);
   for (const { address } of found) {
     const cls = classifyAddress(address);
     if (cls !== "public") {
@@ -59,7 +57,7 @@ function refused(url: URL, host: string, why: string, details: Record<string, un
 
 /** The resolver's answer, or none when it fails or takes too long (then the fetch decides, with its own guard). */
 async function resolveWithin(
-  resolve: NonNullable<TCapabilityConfig["fetch"]["resolve"]>,
+  resolve: NonNullable<TFetchConfig["resolve"]>,
   hostname: string,
 ): Promise<readonly { address: string; family: number }[]> {
   let timer: NodeJS.Timeout | undefined;
