@@ -8,12 +8,12 @@ import {
 import { getEmbeddingModel, type TEmbeddingModel } from "../ai";
 import type { TDb } from "../db";
 import { AppError } from "../errors";
+import { extractTextInWorker } from "../lib/file-text/extract-in-worker";
 import { sanitizeText } from "../lib/sanitize-text";
 import { isUniqueViolation } from "../lib/unique-violation";
 import { CONTEXT_FILE_VIEW_SELECT, citationCounts, toContextFileView } from "./context-file-view";
 import { contextLimitsFromEnv, extractionBudget, type TContextLimits } from "./context-limits";
 import { embedContextFile } from "./embed-context-file";
-import { extractTextInWorker } from "./extract-in-worker";
 import { lockedBindings } from "./file-bindings";
 import { keepValuesBeforeReplace } from "./kept-context-values";
 import { assertOwnedTracker } from "./owned-tracker";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { extractionBudget, type TExtractionBudget } from "@/server/context/context-limits";
-import { extractTextInWorker } from "@/server/context/extract-in-worker";
 import { isAppError } from "@/server/errors";
+import { extractTextInWorker } from "@/server/lib/file-text/extract-in-worker";
+import { extractionBudget, type TExtractionBudget } from "@/server/lib/file-text/extraction-budget";
 import { makeDocx, makePdf } from "../helpers/context-fixtures";
 import { repeatingDocx } from "../helpers/zip-writer";
 

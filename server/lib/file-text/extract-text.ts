@@ -1,8 +1,8 @@
 import type { TContextFileKind } from "@/contracts/context-files";
-import { AppError } from "../errors";
+import { AppError } from "../../errors";
 import { checkDocxArchive } from "./check-docx-archive";
 import { CHUNK_OVERLAP, CHUNK_SIZE, chunkText, lineAt } from "./chunk-text";
-import type { TExtractionBudget } from "./context-limits";
+import type { TExtractionBudget } from "./extraction-budget";
 
 /** One indexed piece of a file: its text and where it sits, for people ("p. 2", "lines 4–30", "rows 2–40"). */
 export type TExtractedChunk = { text: string; page: number | null; location: string };
@@ -13,6 +13,8 @@ export type TExtracted = {
   /** Pages (PDF), rows (CSV) or lines. */
   units: number;
   chunks: TExtractedChunk[];
+  /** PDF: each page's text, in order (a PDF source keeps its pages apart). */
+  pages?: string[];
 };
 
 const unreadable = (message: string, cause?: unknown) => new AppError("UNPROCESSABLE", message, { cause });
@@ -176,7 +178,8 @@ async function fromPdf(name: string, bytes: Uint8Array, cap: TCap, budget: TExtr
         chunks.push({ text: piece.text, page: i + 1, location: `p. ${i + 1}` });
       }
     });
-    return { text: pages.map((p) => p.trim()).join("\n\n"), units: pages.length, chunks };
+    const trimmed = pages.map((p) => p.trim());
+    return { text: trimmed.join("\n\n"), units: pages.length, chunks, pages: trimmed };
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw unreadable(`“${name}” could not be read as a PDF (damaged or password-protected?).`, error);

@@ -2,9 +2,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TContextFileKind } from "@/contracts/context-files";
-import { APP_ERROR_CODES, AppError, type TAppErrorCode } from "../errors";
-import type { TExtractionBudget } from "./context-limits";
+import { APP_ERROR_CODES, AppError, type TAppErrorCode } from "../../errors";
 import type { TExtracted } from "./extract-text";
+import type { TExtractionBudget } from "./extraction-budget";
 
 /**
  * Reads one uploaded file in a worker thread of its own (docs/context-files.md): the server's thread only copies the
@@ -17,7 +17,7 @@ import type { TExtracted } from "./extract-text";
  * follow it, so `next start`, vitest and the tsx scripts all load the same file.
  */
 
-const WORKER_FILE = path.join(process.cwd(), "server", "context", "extract-worker.mjs");
+const WORKER_FILE = path.join(process.cwd(), "server", "lib", "file-text", "extract-worker.mjs");
 const BOOTSTRAP = `import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)});`;
 const MAX_PARALLEL = 2;
 

@@ -1,8 +1,8 @@
 import yauzl from "yauzl";
 // Relative, not "@/…": this file also runs in the extraction worker, loaded by path (extract-worker.mjs).
-import { formatFileSize } from "../../contracts/context-files";
-import { AppError } from "../errors";
-import type { TExtractionBudget } from "./context-limits";
+import { formatFileSize } from "@/contracts/context-files";
+import { AppError } from "../../errors";
+import type { TExtractionBudget } from "./extraction-budget";
 
 type TDocxBudget = Pick<
   TExtractionBudget,
