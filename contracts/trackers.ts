@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CAPABILITY_NAMES } from "./capability-names";
 import { ZIdSchema, zText } from "./common";
 import { zRequestDate } from "./dates";
 import type { TValueFormat } from "./definition/format-value";
@@ -175,7 +176,7 @@ export const ZListTrackersResponseSchema = z.object({ trackers: z.array(ZTracker
 
 export const ZCreateTrackerRequestSchema = z.object({
   decision: zText({ min: 1, max: 500, label: "The decision" }).describe("The question this tracker serves"),
-  capability: z.enum(["web.scrape", "maps.place"]),
+  capability: z.enum(CAPABILITY_NAMES),
   capabilityInput: z
     .record(z.string(), z.unknown())
     .describe('The capability input, e.g. {"url": "https://…"} or {"placeId": "…"}'),

@@ -153,6 +153,11 @@ export type TCapability<TInput = unknown, TResults = unknown> = {
   identity: TDefaultIdentity;
   /** One line for the drafter: what a sample of it holds and what is worth watching there. */
   drafterHint: string;
+  /**
+   * Rules mode: besides what its structure offers (prices, stock), a draft also watches the document's lines as one
+   * field the agent judges, with this guidance — for documents whose words matter (terms, notices, menus).
+   */
+  watchLines?: { description: string; guidance: string };
   /** Refuses a target at the door (creating a tracker, binding in setup) with an AppError the person can act on. */
   checkTarget?(input: TInput, config: TCapabilityConfig): Promise<void>;
   /** Reads a stored result back (refreshes, replay, the page view). */

@@ -35,6 +35,8 @@ export type TFetchResponse = {
   contentType: string;
   charset: string;
   text: string;
+  /** The body as received (decompressed), with `binary`; `text` is then empty. */
+  bytes?: Buffer;
   redirects: string[];
   /** Cache validators of the final response, for a later conditional request. */
   etag: string | null;
@@ -51,6 +53,8 @@ export type TSafeFetchOptions = {
    */
   ifNoneMatch?: string | null;
   ifModifiedSince?: string | null;
+  /** Keep the body as bytes (a PDF), not decoded as text. */
+  binary?: boolean;
   /** Called with the media type ("" if absent) before the body is read; return a reason to refuse. */
   checkContentType?: (mime: string) => string | undefined;
   /**
@@ -350,6 +354,19 @@ export async function safeFetch(
         abortFailure,
         () => abortReason !== undefined,
       );
+      if (options.binary) {
+        return {
+          requestedUrl,
+          finalUrl: url.href,
+          status,
+          contentType: mime,
+          charset: "",
+          text: "",
+          bytes: body,
+          redirects,
+          ...validators,
+        };
+      }
       const charset = sniffCharset(body, mime, declared);
       return {
         requestedUrl,

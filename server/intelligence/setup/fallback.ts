@@ -56,6 +56,7 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
   } else {
     const document = isRecord(r.document) ? r.document : {};
     fromDocument(draft, document, options.reading ?? readPageFromDocument(document), options.decision ?? "", notes);
+    fromLines(draft, getCapability(capability)?.watchLines, notes);
   }
   // The capability's own identity (its descriptor), except a JSON body: it has no canonical address, its input names it.
   const identityRule: TTrackerDefinition["identityRule"] = {
@@ -126,6 +127,8 @@ const ASKS_PRICE = /\b(price|cost|costs|pricing|cheaper|expensive|undercut)|[$�
 
 /** Paragraph lines of the main text: running text, without short UI lines ("Share", "5 min read"). */
 const PARAGRAPHS = "[^\\n]{40,}";
+/** Every line of a document's text. */
+const LINES = "[^\\n]+";
 
 const isCode = (c: string | null): c is string => !!c && /^[A-Z]{3}$/.test(c);
 
@@ -155,6 +158,21 @@ function addPrice(draft: TDraft, p: TReadPrice, name: string, what: string): str
 }
 
 const quote = (p: TReadPrice) => `“${p.text}”${p.why ? ` (${p.why})` : ""}`;
+
+/** A document whose words matter (its capability's `watchLines`): its lines as one field the agent judges. */
+function fromLines(draft: TDraft, lines: { description: string; guidance: string } | undefined, notes: string[]) {
+  if (!lines || draft.fields.some((f) => f.type === "string_list")) return;
+  const rule: TMaterialityRule = { kind: "ask_agent", guidance: lines.guidance };
+  const name = add(
+    draft,
+    { name: "text", type: "string_list", description: lines.description, extractor: { kind: "regex", pattern: LINES } },
+    rule,
+  );
+  if (name)
+    notes.push(
+      "I also watch its text line by line, as a field the agent judges (a changed clause or date). AI is off, so a change to it is recorded as notable, not judged.",
+    );
+}
 
 function fromDocument(
   draft: TDraft,
