@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CAPABILITY_NAMES } from "@/contracts/capability-names";
 import {
   capabilityConfigFromEnv,
   executeCapability,
@@ -6,14 +7,17 @@ import {
   listCapabilities,
   makeCapabilityConfig,
   parseCapabilityInput,
+  routeByContentType,
   ZWebScrapeOutputSchema,
 } from "@/server/capabilities";
 import { parseEnv } from "@/server/env";
 import { AppError } from "@/server/errors";
+import { findTarget } from "@/server/intelligence/setup/find-target";
 
 describe("capability registry", () => {
-  it("lists web.scrape and maps.place with schemas", () => {
-    expect(listCapabilities().map((c) => c.name)).toEqual(["web.scrape", "maps.place"]);
+  it("lists web.scrape, maps.place and web.pdf with schemas — the names the API and the UI accept", () => {
+    expect(listCapabilities().map((c) => c.name)).toEqual(["web.scrape", "maps.place", "web.pdf"]);
+    expect(listCapabilities().map((c) => c.name)).toEqual([...CAPABILITY_NAMES]);
     const scrape = getCapability("web.scrape");
     expect(scrape?.description).toMatch(/structured document/);
     expect(scrape?.outputSchema).toBe(ZWebScrapeOutputSchema);
@@ -26,7 +30,7 @@ describe("capability registry", () => {
       status: "failed",
       error: {
         code: "UNKNOWN_CAPABILITY",
-        message: 'Unknown capability "web.crawl". Available: web.scrape, maps.place.',
+        message: 'Unknown capability "web.crawl". Available: web.scrape, maps.place, web.pdf.',
         retryable: false,
       },
     });
@@ -72,5 +76,29 @@ describe("capability registry", () => {
     });
     expect(config.fetch.userAgent).toMatch(/^BellwetherBot\/0\.1/);
     expect(config.maps).toEqual({ apiKey: "k", baseUrl: "http://127.0.0.1:4030", timeoutMs: 5000 });
+  });
+});
+
+describe("capability descriptors", () => {
+  it("each finds its target in words, routes by media type and describes it; an address answering a PDF goes to web.pdf", () => {
+    expect(findTarget("watch https://example.com/prices.pdf, please")).toEqual({
+      capability: "web.scrape",
+      input: { url: "https://example.com/prices.pdf" },
+      label: "https://example.com/prices.pdf",
+    });
+    expect(findTarget("the café ChIJN1t_tDeuEmsRUsoyG83frY4")).toMatchObject({
+      capability: "maps.place",
+      label: "Google Maps place ChIJN1t_tDeuEmsRUsoyG83frY4",
+    });
+    expect(routeByContentType("web.scrape", { url: "https://example.com/x" }, "application/pdf")).toEqual({
+      capability: "web.pdf",
+      input: { url: "https://example.com/x" },
+    });
+    expect(routeByContentType("web.scrape", { url: "https://example.com/x" }, "image/png")).toBeNull();
+    expect(routeByContentType("maps.place", { placeId: "ChIJN1t_tDeuEmsRUsoyG83frY4" }, "application/pdf")).toBeNull();
+    for (const c of listCapabilities()) {
+      expect(c.noun.length).toBeGreaterThan(0);
+      expect(c.drafterHint.startsWith(c.name)).toBe(true);
+    }
   });
 });
