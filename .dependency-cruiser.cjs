@@ -1,5 +1,5 @@
 /**
- * The layer rules of DESIGN.md §2, checked by `npm run lint` (so in CI) with dependency-cruiser.
+ * The layer rules of docs/design.md §2, checked by `npm run lint` (so in CI) with dependency-cruiser.
  * docs/architecture.md draws the same picture; tests/unit/layer-rules.test.ts proves each rule fires.
  *
  * Arrows run one way: app → components → contracts / server/api → server/trackers, triggers, feed →
@@ -26,7 +26,7 @@ const layerRules = LEVELS.slice(1).map((names, i) => ({
   name: `layer-${names.join("-")}`,
   comment: `${names.join(", ")} may not import a higher room (${LEVELS.slice(0, i + 1)
     .flat()
-    .join(", ")}); see DESIGN.md §2`,
+    .join(", ")}); see docs/design.md §2`,
   severity: "error",
   from: { path: room(names) },
   to: { path: room(LEVELS.slice(0, i + 1).flat()) },
@@ -44,7 +44,7 @@ module.exports = {
     },
     {
       name: "domain-no-framework",
-      comment: "Domain code never imports Next, React or tRPC (DESIGN.md §2); only server/api adapts them",
+      comment: "Domain code never imports Next, React or tRPC (docs/design.md §2); only server/api adapts them",
       severity: "error",
       from: { path: "^server/", pathNot: "^server/(api|auth)/" },
       to: { path: "node_modules/(next|react|react-dom|@trpc|@tanstack)/" },
