@@ -52,6 +52,11 @@ export type TEnhanceOptions = {
    * already accepted for the person yields to it (see `requestEnhancement`).
    */
   inputsReadAt?: number;
+  /**
+   * When the person was last active, as the caller already read it with their settings (a feed load passes it down, so
+   * the enhancement does not read the settings again). Absent: read here.
+   */
+  lastActiveAt?: Date | null;
 };
 
 /** The last stored enhancement (merged by the fast path), and the hash it was computed for. */
@@ -170,19 +175,20 @@ async function enhanceNow(
   );
   if (input.items.length === 0) return "no_slots";
   if (left.length > 0) logger.info("feed enhancement prompt budget left items out", { userId, left: left.length });
-  const settings = await getUserSettings(db, userId);
-  if (!isRecentlyActive(settings.lastActiveAt, now)) return "inactive";
+  const lastActiveAt =
+    opts.lastActiveAt !== undefined ? opts.lastActiveAt : (await getUserSettings(db, userId)).lastActiveAt;
+  if (!isRecentlyActive(lastActiveAt, now)) return "inactive";
   const job: TJob = { input, knownIds: items.map((i) => i.id), hash: hashHarnessInput(input) };
 
-  await db.feedEnhancement.upsert({ where: { userId }, create: { userId }, update: {} });
-  const row = await db.feedEnhancement.findUnique({ where: { userId } });
-  if (row?.inputHash === job.hash) return "cached";
+  // The upsert answers with the row: no second read.
+  const row = await db.feedEnhancement.upsert({ where: { userId }, create: { userId }, update: {} });
+  if (row.inputHash === job.hash) return "cached";
   // Failures back off for every process (the time is stored); the next request after it retries.
-  if (row?.retryAfter && row.retryAfter > now) return "backoff";
+  if (row.retryAfter && row.retryAfter > now) return "backoff";
   // Budget spent → the feed keeps its last enhancement (or none) and its rule-based text; no model call.
   if (await spentModelBudget(db, { userId, now })) return "over_budget";
 
-  const first = await runAsHolder(db, userId, model, job, now, row?.pendingHash ?? null);
+  const first = await runAsHolder(db, userId, model, job, now, row.pendingHash ?? null);
   if (first !== "in_flight") return first;
   // Someone holds the lease: leave our input for them to run after their call...
   await db.feedEnhancement.updateMany({

@@ -3,8 +3,8 @@ import type { TDb } from "../db";
 import { detachedDefer, type TDefer } from "../defer";
 import { requestEnhancement, type TEnhanceOutcome } from "../enhancement/enhancement-manager";
 import { getEnv } from "../env";
-import { readFeedSeen, recordFeedView } from "../settings/feed-seen";
-import { getUserSettings } from "../settings/user-settings";
+import { recordFeedView } from "../settings/feed-seen";
+import { getUserSettingsAndSeen } from "../settings/user-settings";
 import { buildFeed } from "./build-feed";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 
@@ -38,11 +38,12 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
   const inputsReadAt = performance.now();
   const env = getEnv();
   const defer = opts.defer ?? detachedDefer;
+  // The person's row is read once: settings, the "new since" threshold and their last activity, passed down.
+  const { settings, feedSeenBefore } = await getUserSettingsAndSeen(db, userId);
   // A view records itself (and the activity it is); a load that is not a view marks what the page would show.
   const seen = opts.touch
     ? await recordFeedView(db, userId, { now, visitGapMs: env.FEED_VISIT_GAP_MS })
-    : await readFeedSeen(db, userId);
-  const settings = await getUserSettings(db, userId);
+    : { since: feedSeenBefore };
   const { processed, items, errors, cached } = await buildFeed(db, userId, settings, {
     now,
     seenSince: seen.since,
@@ -57,6 +58,8 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
         now,
         debounceMs: env.FEED_ENHANCE_DEBOUNCE_MS,
         inputsReadAt,
+        // A view is activity now (recordFeedView wrote it); otherwise what the read found.
+        lastActiveAt: opts.touch ? now : settings.lastActiveAt,
       });
       opts.onEnhanced?.(outcome);
     });

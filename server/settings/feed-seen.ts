@@ -1,7 +1,7 @@
 import type { TDb, TTx } from "@/server/db";
 
 /**
- * "New since you last looked" (docs/design.md §6, issue #14): what counts as new is what arrived after the previous
+ * "New since you last looked" (docs/design.md §6): what counts as new is what arrived after the previous
  * VISIT, not the previous page load — the feed reloads itself while open (live events, Refresh), and a marker
  * that vanished on each reload would mark nothing by the time one reads it. A visit is a run of feed views
  * with no gap longer than FEED_VISIT_GAP_MS (30 minutes by default); activity (`lastActiveAt`, which gates the
@@ -38,10 +38,4 @@ export async function recordFeedView(
     RETURNING "feedSeenBefore"`;
   const since = rows[0]?.feedSeenBefore;
   return { since: since ? new Date(since) : null };
-}
-
-/** The threshold without recording a view (a feed assembled in the background marks what the page would). */
-export async function readFeedSeen(db: TDb | TTx, userId: string): Promise<TFeedSeen> {
-  const row = await db.userSettings.findUnique({ where: { userId }, select: { feedSeenBefore: true } });
-  return { since: row?.feedSeenBefore ?? null };
 }

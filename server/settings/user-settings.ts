@@ -17,16 +17,30 @@ const EMPTY: TUserSettings = {
 };
 
 export async function getUserSettings(db: TDb | TTx, userId: string): Promise<TUserSettings> {
+  return (await getUserSettingsAndSeen(db, userId)).settings;
+}
+
+/**
+ * The settings and the feed's "new since" threshold (feed-seen.ts) in one read: a feed load reads the person's row
+ * once and passes what it found down (the enhancement gets `lastActiveAt` from here too).
+ */
+export async function getUserSettingsAndSeen(
+  db: TDb | TTx,
+  userId: string,
+): Promise<{ settings: TUserSettings; feedSeenBefore: Date | null }> {
   const row = await db.userSettings.findUnique({ where: { userId } });
-  if (!row) return EMPTY;
+  if (!row) return { settings: EMPTY, feedSeenBefore: null };
   return {
-    locationName: row.locationName,
-    latitude: row.latitude,
-    longitude: row.longitude,
-    timezone: row.timezone,
-    calendarUrl: row.calendarUrl,
-    memory: row.memory,
-    lastActiveAt: row.lastActiveAt,
+    settings: {
+      locationName: row.locationName,
+      latitude: row.latitude,
+      longitude: row.longitude,
+      timezone: row.timezone,
+      calendarUrl: row.calendarUrl,
+      memory: row.memory,
+      lastActiveAt: row.lastActiveAt,
+    },
+    feedSeenBefore: row.feedSeenBefore,
   };
 }
 

@@ -109,4 +109,18 @@ describe("a feed load's SQL does not grow with the feed", () => {
     const writes = statements.filter((q) => /^\s*(INSERT|UPDATE)/i.test(q) && q.includes("UserSettings"));
     expect(writes).toHaveLength(1);
   });
+
+  it("reads the person's settings row once, whether or not the load is a view", async () => {
+    for (const touch of [true, false]) {
+      const statements: string[] = [];
+      const sql = countSql(t.pglite, { onStatement: (text) => statements.push(text) });
+      try {
+        await getFeed(t.db, userId, { now: new Date(NOW.getTime() + 120_000), touch, enhance: false });
+      } finally {
+        sql.restore();
+      }
+      const reads = statements.filter((q) => /^\s*SELECT/i.test(q) && q.includes('"UserSettings"'));
+      expect(reads, `touch: ${touch}`).toHaveLength(1);
+    }
+  });
 });

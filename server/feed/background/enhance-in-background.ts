@@ -32,6 +32,7 @@ export async function enhanceInBackground(
       now,
       debounceMs: getEnv().FEED_ENHANCE_DEBOUNCE_MS,
       inputsReadAt,
+      lastActiveAt: settings.lastActiveAt,
     });
   } catch (error) {
     logger.warn("background feed enhancement failed", { userId, error });
