@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ZIdSchema } from "./common";
 
 /**
- * Context files (docs/design.md §3, issue 16): what the browser and the server agree on — the kinds a person may attach,
+ * Context files (docs/design.md §3, docs/context-files.md): what the browser and the server agree on — the kinds a person may attach,
  * the file list's view and the requests of the context-file operations. Limits themselves are configuration
  * (server/env.ts) and travel to the page inside the list response.
  */

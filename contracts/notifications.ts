@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CHANNEL_FORMS, ZChannelKindSchema } from "./notification-channel-kinds";
 
-/** Notification channels, routing and the inbox (issue #15): client-safe schemas for tRPC and the Settings page. */
+/** Notification channels, routing and the inbox (docs/notifications.md): client-safe schemas for tRPC and the Settings page. */
 
 export { CHANNEL_KINDS, type TChannelKind, ZChannelKindSchema } from "./notification-channel-kinds";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "./timeline";
 
 /**
- * "Lock with history" (issue 18): an entry a later locked version would have recorded for a run already judged,
+ * "Lock with history" (docs/replay.md): an entry a later locked version would have recorded for a run already judged,
  * recorded on request beside the original (which stays as the history of the version it was judged under).
  */
 export const ZRejudgedEntrySchema = z.object({

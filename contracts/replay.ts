@@ -3,7 +3,7 @@ import { zRequestDate } from "./dates";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema, ZChangeMaterialitySchema } from "./timeline";
 
 /**
- * Replay (issue 18): what a definition would have recorded over the captures already stored, before it is locked.
+ * Replay (docs/replay.md): what a definition would have recorded over the captures already stored, before it is locked.
  * Shared by tRPC, the REST route `POST /api/v1/trackers/{id}/replay` and the page's streaming route.
  */
 
@@ -97,7 +97,7 @@ export const ZReplayEventSchema = z.discriminatedUnion("type", [
 ]);
 export type TReplayEvent = z.infer<typeof ZReplayEventSchema>;
 
-// ---- Added for the routes and the page (issue 18, wt-replayui) ----
+// ---- For the routes and the page ----
 
 const periodInOrder = (q: { from?: Date | undefined; to?: Date | undefined }) => !(q.from && q.to && q.from > q.to);
 const PERIOD_BACKWARDS = { message: "The start date must not be after the end date.", path: ["from"] };

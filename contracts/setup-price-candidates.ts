@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The prices a multi-plan or multi-variant sample offers, as the setup card lists them so the person can point at the
- * right one (README: "Drafts anchored by meaning"): each with its name, its value on the sample, where it sits in
+ * right one (docs/intelligence.md): each with its name, its value on the sample, where it sits in
  * words, and whether the draft's main price field watches it. Client-safe.
  */
 export const ZPriceCandidateViewSchema = z.object({

@@ -22,7 +22,7 @@ export const ZDraftViewSchema = z.object({
   ),
   identity: z.string().nullable(),
   rules: z.array(z.string()),
-  /** Web pages: how the page is read — a plain fetch or a browser, and why (issue #17). Absent for places. */
+  /** Web pages: how the page is read — a plain fetch or a browser, and why (docs/page-reading.md). Absent for places. */
   reading: z.string().nullable().optional(),
   /** Web pages: the `render` mode the card's switch shows, and whether this server has a browser to render with. */
   readMode: z

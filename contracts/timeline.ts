@@ -35,7 +35,7 @@ export const ZChangeMaterialitySchema = z.enum(CHANGE_MATERIALITIES);
 export type TChangeMateriality = z.infer<typeof ZChangeMaterialitySchema>;
 
 /**
- * A context-file excerpt the judge consulted for a change (issue 16). `quote` is copied from the chunk, so the reason
+ * A context-file excerpt the judge consulted for a change (docs/context-files.md). `quote` is copied from the chunk, so the reason
  * stays readable after the file is deleted; `cited` says the model named it as a reason (rules mode lists the
  * excerpts beside ambiguous changes with `cited: false`, for the person to judge).
  */

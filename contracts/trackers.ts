@@ -198,7 +198,7 @@ export const ZGetTrackerResponseSchema = z.object({
   versions: z.array(ZDefinitionVersionWithChangesSchema),
 });
 
-/** What the tracker stores for replaying definition edits (issue 18): captures and their compressed bytes. */
+/** What the tracker stores for replaying definition edits (docs/replay.md): captures and their compressed bytes. */
 export const ZStoredHistorySchema = z.object({ captures: z.number().int(), bytes: z.number().int() });
 export type TStoredHistory = z.infer<typeof ZStoredHistorySchema>;
 

@@ -54,8 +54,8 @@ export type TFieldForm = {
 };
 
 /**
- * Which thresholds a numeric rule uses — stated, never implied (issue 14: a relative default left behind
- * beside a typed amount made every small move count). One threshold alone, or both combined.
+ * Which thresholds a numeric rule uses — stated, never implied (a relative default left behind
+ * beside a typed amount would make every small move count). One threshold alone, or both combined.
  */
 export const THRESHOLD_MODES = ["absolute", "relative", "either", "both"] as const;
 export type TThresholdMode = (typeof THRESHOLD_MODES)[number];
@@ -153,7 +153,7 @@ export function setThresholdMode(form: TRuleForm, threshold: TThresholdMode): TR
 
 /**
  * Typing a threshold. In a one-threshold mode, typing the other one switches to it and empties the first:
- * setting an amount drops the drafted 1% unless the person chose "either" or "both" (issue 14).
+ * setting an amount drops the drafted 1% unless the person chose "either" or "both".
  */
 export function setThresholdValue(form: TRuleForm, which: "absolute" | "relative", text: string): TRuleForm {
   const next = which === "absolute" ? { ...form, absolute: text } : { ...form, relativePercent: text };

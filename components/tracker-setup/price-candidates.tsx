@@ -17,7 +17,7 @@ type TProps = {
 
 /**
  * The prices the sample page offers (two or more plans or variants), so the person can point at the one to watch
- * (README: "Drafts anchored by meaning"): a radio group — a click, a tap or the arrow keys — with each price's name,
+ * (docs/intelligence.md): a radio group — a click, a tap or the arrow keys — with each price's name,
  * its value on the sample and where it sits in words; the one the draft's main price field watches is checked.
  * Choosing another rebinds that field through its checked anchor (setup.choosePrice), as naming it in chat does.
  */

@@ -24,7 +24,7 @@ const MODES: { mode: TMode; label: string; hint: string }[] = [
 ];
 
 /**
- * The card's choice of how a web page is read (web.scrape `render`; README "Pages that need a browser"): a native
+ * The card's choice of how a web page is read (web.scrape `render`; docs/page-reading.md, "Pages that need a browser"): a native
  * radio group, so arrow keys move between the modes; a change re-reads the sample on the server.
  */
 export function ReadModeSwitch({

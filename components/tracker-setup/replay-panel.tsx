@@ -48,7 +48,7 @@ type TProps = {
 };
 
 /**
- * "Replay over history" (issue 18), under the draft card of an already-locked tracker: pick a period, read the plan
+ * "Replay over history" (docs/replay.md), under the draft card of an already-locked tracker: pick a period, read the plan
  * (captures, model calls), run with progress and Cancel, then read what was recorded under vN beside what the
  * draft would have recorded, matched by run, with the summary sentence. Nothing is written to the timeline.
  */

@@ -1,5 +1,5 @@
 /**
- * Pure reads for the "Replay over history" panel (issue 18): the plan as a sentence, the side-by-side rows matched
+ * Pure reads for the "Replay over history" panel (docs/replay.md): the plan as a sentence, the side-by-side rows matched
  * by run, the period the date inputs mean, and the NDJSON lines the replay stream answers.
  */
 import type { TTimelineEntryView } from "@/components/timeline/timeline-entry";

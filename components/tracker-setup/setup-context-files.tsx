@@ -18,7 +18,7 @@ type TProps = {
 };
 
 /**
- * Context files while drafting (issue 16). Files attach to the draft tracker, which exists only once the page is
+ * Context files while drafting (docs/context-files.md). Files attach to the draft tracker, which exists only once the page is
  * bound (bind-and-sample.ts creates it after the sample was read, so a wrong address leaves nothing behind). Before
  * that, files chosen here are held in the page and attached as soon as the binding turn ends; then the draft takes
  * them in at once (a stated "our price is 10.00" becomes a context rule on the card), and the AI drafter reads them

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Values bound from the person's context files and the code rules that compare against them (docs/design.md §3 "Context
- * files", issue 16): `our_price` read from "our price is 10.00" or a CSV cell makes "material when their price drops
+ * files", docs/context-files.md): `our_price` read from "our price is 10.00" or a CSV cell makes "material when their price drops
  * below ours" a decision code takes, reproducibly, with no model call.
  */
 export const ZContextValueSchema = z

@@ -25,7 +25,7 @@ export function describeRule(field: TRuleField, rule: TMaterialityRule = DEFAULT
       const relative = rule.relative === undefined ? null : formatPercent(rule.relative);
       const tail = direction === "up" ? " (drops are noise)" : direction === "down" ? " (rises are noise)" : "";
       if (absolute && relative) {
-        // Says which combination counts (issue 14): "either" is the default, also for rules locked before `combine`.
+        // Says which combination counts: "either" is the default, also for rules locked before `combine`.
         const verb = direction === "up" ? "rises" : direction === "down" ? "falls" : "moves";
         return rule.combine === "both"
           ? `${name}: material when it ${verb} both by ${absolute} or more and by ${relative} or more${tail}`

@@ -5,7 +5,7 @@ import { ADDRESS_CLASS_LABEL, classifyAddress } from "./is-public-address";
 import { defaultResolve, isAllowedHost, precheck } from "./safe-fetch";
 
 /**
- * The fetch's guards for every request a rendering browser makes (issue #17): the page itself, its
+ * The fetch's guards for every request a rendering browser makes (docs/page-reading.md, "Pages that need a browser"): the page itself, its
  * scripts, XHR/fetch calls, iframes and every redirect hop (render-page.ts sends each hop back through
  * here). Same rules as safe-fetch.ts: scheme, credentials, literal IPs, localhost names, and every address a
  * hostname resolves to (with the same resolver) must be public unless FETCH_ALLOW_HOSTS allows the host.

@@ -2,7 +2,7 @@ import type { TStructuredDocument } from "./format-structured-document";
 
 /**
  * web.scrape `render: "auto"`: does a fetched page look like an empty app shell that only JavaScript fills
- * (issue #17)? Pure and cheap — it reads the document the fetch built anyway plus a few patterns of the raw
+ * (docs/page-reading.md, "Pages that need a browser")? Pure and cheap — it reads the document the fetch built anyway plus a few patterns of the raw
  * HTML, so the plain-page hot path pays nothing for it (no browser is touched unless this says yes).
  *
  * A shell has little readable text AND something that says "an app renders here": an app root element

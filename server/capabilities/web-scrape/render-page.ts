@@ -6,7 +6,7 @@ import { httpError, tooLarge } from "./fetch-errors";
 import { guardedExchange, type TFetchStats } from "./safe-fetch";
 
 /**
- * Renders a page in a real browser for web.scrape `render` (issue #17), under the fetch's guards:
+ * Renders a page in a real browser for web.scrape `render` (docs/page-reading.md, "Pages that need a browser"), under the fetch's guards:
  * - every request the browser makes — the page, sub-requests, each redirect hop — passes through
  *   checkBrowserRequest (SSRF rules, FETCH_ALLOW_HOSTS, media and trackers refused) and is then fetched by
  *   Playwright with redirects NOT followed, so the browser follows each hop itself and the next hop is checked

@@ -514,7 +514,7 @@ async function readCapped(
 export type TGuardedExchange = { status: number; headers: Record<string, string>; body: Buffer };
 
 /**
- * One request as a browser made it (issue #17), sent through the fetch's own connection path: the address checks
+ * One request as a browser made it (docs/page-reading.md, "Pages that need a browser"), sent through the fetch's own connection path: the address checks
  * run at connect time on the addresses the socket really uses (so a name that resolves to a public address when
  * checked and to a private one a moment later is still refused), no redirect is followed (the browser asks for the
  * next hop, which comes back through here), the body is decompressed and capped like a page's.

@@ -7,7 +7,7 @@ import { getSetupState, type TSetupState } from "./session";
 export type TContextFilesApplied = { draft: TSavedSetupDraft; said: string[] } | null;
 
 /**
- * Files attached while drafting (issue 16) → the draft: a stated "our price is 10.00" binds `our_price` and adds
+ * Files attached while drafting (docs/context-files.md) → the draft: a stated "our price is 10.00" binds `our_price` and adds
  * "material when it drops below our_price" (proposeContextRules: deterministic, no model call). Run by the rules
  * turn, after an AI turn as the drafter's fallback, and by the setup card right after files are attached (so a
  * file chosen before the page was bound shapes the draft as soon as there is one). Null when the conversation has

@@ -149,8 +149,8 @@ function sampleName(results: Record<string, unknown>): string | null {
  * One real sample of the target: the capability call, then for web pages the drafter's reading. A page read
  * plainly whose price a script fills in is noticed here (even with plenty of other text, which the fetch's own
  * shell check lets through) and, under `render: auto` with a browser configured, read again in the browser so
- * a price can be drafted — remembered as `autoRender`, so refreshes render it too (README "Pages that need a
- * browser"). Failures come back as a message for the chat.
+ * a price can be drafted — remembered as `autoRender`, so refreshes render it too (docs/page-reading.md,
+ * "Pages that need a browser"). Failures come back as a message for the chat.
  */
 export async function readSample(input: {
   capability: string;

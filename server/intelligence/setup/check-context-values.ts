@@ -4,7 +4,7 @@ import type { TTrackerDefinition } from "../definition";
 export type TDraftContextFile = { name: string; text: string };
 
 /**
- * The drafter's bound values checked against the files actually attached (issue 16): the definition schema already
+ * The drafter's bound values checked against the files actually attached (docs/context-files.md): the definition schema already
  * refuses a rule on an unknown or non-numeric field and a value nobody bound; this refuses a value no file states,
  * so a proposal the model made up never reaches the card. A labelled value needs a line with its label and a number
  * (findLabelledNumber, the same reading code rules use); a CSV value needs its row label and column header in a CSV

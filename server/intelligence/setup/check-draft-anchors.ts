@@ -3,7 +3,7 @@ import { ANCHOR_RANK, isPositionalPricePointer } from "./price-anchors";
 import type { TPageReading, TReadPrice } from "./read-page-for-draft";
 
 /**
- * The drafting agent's definitions checked against the page reading (issue 12): a field may not read
+ * The drafting agent's definitions checked against the page reading (docs/intelligence.md): a field may not read
  * a price by its position in the text's price list (`/prices/N`) when the page offers a steadier
  * anchor — that position moves whenever a promotion or an ad adds a price above the product. Such a
  * draft is refused with the anchors to use instead (the agent repairs it once, like any invalid draft).

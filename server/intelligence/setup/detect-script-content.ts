@@ -44,7 +44,7 @@ const decodeSpaces = (s: string) =>
     .replace(/&mdash;/gi, "—");
 
 /**
- * What the setup says about such a page (docs in README "Pages that need a browser"): read in a browser for the
+ * What the setup says about such a page (docs/page-reading.md, "Pages that need a browser"): read in a browser for the
  * sample, or an offer of the browser read — and whether this server has a browser to offer.
  */
 export function scriptContentNote(content: { rendered: boolean; failed?: string }, browserOn: boolean): string {

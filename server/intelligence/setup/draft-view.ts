@@ -40,7 +40,7 @@ export function toDraftView(definition: unknown, target?: { capability: string; 
       return `${field.name}: the agent decides`;
     }
   });
-  // Context rules (issue 16) after the fields' own: "price: material when it drops below our_price (…)".
+  // Context rules (docs/context-files.md) after the fields' own: "price: material when it drops below our_price (…)".
   const values = (Array.isArray(d.contextValues) ? d.contextValues : []).filter(isRecord) as TContextValue[];
   for (const rule of (Array.isArray(d.contextRules) ? d.contextRules : []).filter(isRecord)) {
     if (typeof rule.field !== "string" || typeof rule.value !== "string") continue;
@@ -60,7 +60,7 @@ export function toDraftView(definition: unknown, target?: { capability: string; 
 }
 
 /**
- * The card's line about how a web page is read (issue #17): the sample decided it (bind-and-sample.ts
+ * The card's line about how a web page is read (docs/page-reading.md, "Pages that need a browser"): the sample decided it (bind-and-sample.ts
  * remembers a page that only JavaScript fills as `autoRender`), and people should know a browser is involved.
  */
 export function describeReading(target: { capability: string; input: unknown }): string | null {

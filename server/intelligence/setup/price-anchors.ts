@@ -6,7 +6,7 @@ import { headingLine, type TTextPrice } from "./price-roles";
 
 /**
  * Extractors that find a price by what it is, not by where it is in the page's list of prices
- * (issue 12). Ranked: the product's structured offer, a CSS element unique to the price, a label in
+ * (docs/intelligence.md). Ranked: the product's structured offer, a CSS element unique to the price, a label in
  * front of it ("Team plan $99"), the product heading above it, and — only when nothing else holds — its
  * position among the text's prices (`/prices/N`), which moves whenever a promotion or an ad adds a
  * price above it. Every anchor is checked against the sample before it is offered: it must read the

@@ -1,7 +1,7 @@
 import { findPrices } from "../../lib/parse-price";
 
 /**
- * What each price in a page's main text is, read by meaning (issue 12, "drafts anchored by meaning"):
+ * What each price in a page's main text is, read by meaning (docs/intelligence.md, drafts anchored by meaning):
  * the product's own price, an old price ("was", "UVP", struck through), a promotional amount ("spend
  * over £35", "free shipping over 50 €", "save $20") or a passing mention inside prose ("… costs $40 at
  * most stores …"). The drafter anchors fields to the own price and skips the rest unless asked.

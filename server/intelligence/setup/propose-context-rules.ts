@@ -3,7 +3,7 @@ import { findLabelledNumber } from "../../context";
 import { isNumericFieldType, type TTrackerDefinition } from "../definition";
 
 /**
- * Rules mode's proposal when files are attached while drafting (issue 16): for each number or money field, a line
+ * Rules mode's proposal when files are attached while drafting (docs/context-files.md): for each number or money field, a line
  * in one of the tracker's files stating "our <field> is N" ("our price is 10.00") binds `our_<field>` from that file
  * and adds "material when it drops below our_<field>". Fields that already have a context rule are left alone.
  * Deterministic; null when nothing matches.

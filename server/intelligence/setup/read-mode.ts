@@ -1,7 +1,7 @@
 import type { TDraftView } from "@/contracts/setup-ui-message";
 import { getEnv } from "../../env";
 
-/** The three web.scrape read modes in the card's words (README "Pages that need a browser"). */
+/** The three web.scrape read modes in the card's words (docs/page-reading.md, "Pages that need a browser"). */
 export const READ_MODE_TEXT = {
   auto: { short: "automatically (render: auto)" },
   always: { short: "always in a browser (render: always)" },

@@ -21,7 +21,7 @@ import { probeCandidateCss } from "./probe-candidate-css";
 import { findCssAnchor, readPriceCssFacts, type TCssOracle, type TPriceCssFacts } from "./probe-price-css";
 
 /**
- * The drafter's reading of a web page (issue 12, "drafts anchored by meaning, not position"): the
+ * The drafter's reading of a web page (docs/intelligence.md: drafts anchored by meaning, not position): the
  * product's own price and how to read it again (its structured offer, else a CSS element or a label tied
  * to it), the other labelled prices, the prices it skipped and why (old, promotional, passing mentions),
  * whether and where the page states availability, and whether the page reads like an article.

@@ -79,7 +79,7 @@ export async function runRulesTurn(
       [
         `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure.`,
         ...notes,
-        // A price a script fills in: say so and offer the browser read (README "Pages that need a browser").
+        // A price a script fills in: say so and offer the browser read (docs/page-reading.md, "Pages that need a browser").
         ...(bound.sample.scriptContent
           ? [scriptContentNote(bound.sample.scriptContent, !!input.config.fetch.browser)]
           : []),
@@ -87,7 +87,7 @@ export async function runRulesTurn(
       ].join(" "),
     );
   }
-  // Files attached while drafting: a stated "our price is 10.00" becomes a context rule on the card (issue 16).
+  // Files attached while drafting: a stated "our price is 10.00" becomes a context rule on the card (docs/context-files.md).
   // Said before anything else in this turn, so the person sees it before locking.
   const fromFiles = await applyContextFilesToDraft(db, { userId, sessionId, state });
   if (fromFiles) {

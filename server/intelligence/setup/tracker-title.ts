@@ -1,7 +1,7 @@
 /**
  * A tracker's title is its decision in one line — the agent's wording, or in rules mode a cleaned-up sentence of
- * the person's first message — never the raw message with the address in it (issue 14: every setup that read a
- * page left a draft titled "watch https://…"). The migration `*_clean_setup_tracker_titles` applies the same steps
+ * the person's first message — never the raw message with the address in it (a raw message left drafts titled
+ * "watch https://…"). The migration `*_clean_setup_tracker_titles` applies the same steps
  * in SQL to titles stored before; tests/integration/tracker-titles.test.ts holds both to the same examples, so keep
  * them in step.
  */
