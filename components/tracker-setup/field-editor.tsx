@@ -1,25 +1,13 @@
 "use client";
 
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef } from "react";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import type { TField } from "@/server/intelligence/definition/field-schema";
-import {
-  CARD_FIELD_TYPES,
-  FIELD_TYPE_LABELS,
-  formToField,
-  formToRule,
-  isNumericType,
-  previewRule,
-  RULE_KIND_LABELS,
-  RULE_KINDS,
-  setThresholdMode,
-  setThresholdValue,
-  type TFieldForm,
-  THRESHOLD_MODE_LABELS,
-  THRESHOLD_MODES,
-  type TRuleForm,
-} from "./card-edits";
+import { CARD_FIELD_TYPES, FIELD_TYPE_LABELS, isNumericType, type TFieldForm, type TRuleForm } from "./card-edits";
+import { fieldInput as input, fieldLabel as labelText } from "./field-editor-styles";
+import { RuleEditor } from "./rule-editor";
+import { useFieldEditor } from "./use-field-editor";
 
 type TProps = {
   /** "add" shows the name input; an existing field keeps its name. */
@@ -33,10 +21,6 @@ type TProps = {
   onCancel: () => void;
 };
 
-const input =
-  "w-full min-w-0 rounded border border-stone-300 bg-transparent px-2 py-1 text-sm dark:border-stone-700 dark:bg-stone-950";
-const labelText = "block text-xs font-medium text-stone-600 dark:text-stone-400";
-
 /**
  * Inline, keyboard-first editor for one field and its materiality rule (Enter saves, Escape cancels).
  * Laid out by the width of the card, not the window (a container query): one column where the card is
@@ -44,43 +28,18 @@ const labelText = "block text-xs font-medium text-stone-600 dark:text-stone-400"
  */
 export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, onCancel }: TProps) {
   const id = useId();
-  const [field, setField] = useState(initialField);
-  const [rule, setRule] = useState(initialRule);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { field, setField, rule, setRule, error, saving, setType, submit } = useFieldEditor({
+    initialField,
+    initialRule,
+    base,
+    onSubmit,
+  });
   const firstRef = useRef<HTMLInputElement & HTMLSelectElement>(null);
-
   useEffect(() => {
     firstRef.current?.focus();
   }, []);
 
-  const setType = (type: TFieldForm["type"]) => {
-    setField((f) => ({ ...f, type }));
-    // A threshold only makes sense on numbers: fall back to the agent, visibly (the preview says so).
-    if (!isNumericType(type) && rule.kind === "numeric") setRule((r) => ({ ...r, kind: "ask_agent" }));
-  };
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (saving) return;
-    const parsedRule = formToRule(rule);
-    if (!parsedRule.ok) {
-      setError(parsedRule.error);
-      return;
-    }
-    setError(null);
-    setSaving(true);
-    try {
-      await onSubmit(formToField(field, base), parsedRule.rule);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setSaving(false);
-    }
-  };
-
   const numeric = isNumericType(field.type);
-  const thresholdUnit = field.type === "money" ? field.currency.trim().toUpperCase() : field.unit.trim();
-  const absoluteLabel = `Amount${thresholdUnit ? ` (${thresholdUnit})` : ""}`;
   const title = mode === "add" ? "New field" : `Edit ${field.name}`;
 
   return (
@@ -190,109 +149,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
           autoComplete="off"
         />
       </div>
-      <fieldset className="space-y-2">
-        <legend className={labelText}>What counts as a change that matters</legend>
-        <div>
-          <label htmlFor={`${id}-rule`} className="sr-only">
-            Rule
-          </label>
-          <select
-            id={`${id}-rule`}
-            className={input}
-            value={rule.kind}
-            onChange={(e) => setRule((r) => ({ ...r, kind: e.target.value as TRuleForm["kind"] }))}
-          >
-            {RULE_KINDS.map((kind) => (
-              <option key={kind} value={kind} disabled={kind === "numeric" && !numeric}>
-                {RULE_KIND_LABELS[kind]}
-                {kind === "numeric" && !numeric ? " (numbers only)" : ""}
-              </option>
-            ))}
-          </select>
-        </div>
-        {rule.kind === "numeric" ? (
-          <div className="space-y-2" data-testid="threshold-editor">
-            <fieldset>
-              <legend className={labelText}>Material when the move crosses</legend>
-              <div className="mt-1 flex flex-wrap gap-x-3 gap-y-1" data-testid="threshold-mode">
-                {THRESHOLD_MODES.map((mode) => (
-                  <label key={mode} className="inline-flex items-center gap-1 text-sm">
-                    <input
-                      type="radio"
-                      name={`${id}-threshold`}
-                      value={mode}
-                      checked={rule.threshold === mode}
-                      onChange={() => setRule((r) => setThresholdMode(r, mode))}
-                    />
-                    {THRESHOLD_MODE_LABELS[mode]}
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-            <div className="grid grid-cols-2 gap-2">
-              <div>
-                <label htmlFor={`${id}-absolute`} className={labelText}>
-                  {absoluteLabel}
-                </label>
-                <input
-                  id={`${id}-absolute`}
-                  className={input}
-                  inputMode="decimal"
-                  value={rule.absolute}
-                  onChange={(e) => setRule((r) => setThresholdValue(r, "absolute", e.target.value))}
-                  autoComplete="off"
-                />
-              </div>
-              <div>
-                <label htmlFor={`${id}-relative`} className={labelText}>
-                  Percentage (%)
-                </label>
-                <input
-                  id={`${id}-relative`}
-                  className={input}
-                  inputMode="decimal"
-                  value={rule.relativePercent}
-                  onChange={(e) => setRule((r) => setThresholdValue(r, "relative", e.target.value))}
-                  autoComplete="off"
-                />
-              </div>
-            </div>
-            <div>
-              <label htmlFor={`${id}-direction`} className={labelText}>
-                Direction
-              </label>
-              <select
-                id={`${id}-direction`}
-                className={input}
-                value={rule.direction}
-                onChange={(e) => setRule((r) => ({ ...r, direction: e.target.value as TRuleForm["direction"] }))}
-              >
-                <option value="any">up or down</option>
-                <option value="up">only rises</option>
-                <option value="down">only drops</option>
-              </select>
-            </div>
-          </div>
-        ) : null}
-        {rule.kind === "ask_agent" ? (
-          <div>
-            <label htmlFor={`${id}-guidance`} className={labelText}>
-              Guidance for the agent (optional)
-            </label>
-            <input
-              id={`${id}-guidance`}
-              className={input}
-              value={rule.guidance}
-              onChange={(e) => setRule((r) => ({ ...r, guidance: e.target.value }))}
-              placeholder="rewording is noise; a new plan is material"
-              autoComplete="off"
-            />
-          </div>
-        ) : null}
-        <p className="text-xs text-stone-700 dark:text-stone-300" data-testid="rule-preview" aria-live="polite">
-          {previewRule(field, rule)}
-        </p>
-      </fieldset>
+      <RuleEditor id={id} field={field} rule={rule} setRule={setRule} />
       {error ? (
         <p role="alert" className="text-xs text-red-700 dark:text-red-400" data-testid="card-edit-error">
           {error}
