@@ -146,7 +146,7 @@ function runNext(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly str
 }
 
 /**
- * Memory settings of the server process (README "Memory"; measured with `npm run bench -- memory`, 200 trackers
+ * Memory settings of the server process (docs/operations.md, "Memory and start-up time"; measured with `npm run bench -- memory`, 200 trackers
  * refreshed five times: the whole app stays under 600 MB instead of reaching 640–750 MB):
  * - MALLOC_MMAP_THRESHOLD_: glibc serves every allocation of 128 KB or more with its own mapping and returns it
  *   when freed. By default that threshold grows to the largest block freed so far, after which V8's large,

@@ -5,7 +5,7 @@ import type { Prisma, PrismaClient } from "./generated/prisma/client";
 
 /**
  * The refresh hot path's few statements (the lease read, the run's final write, the cron claim) as NAMED
- * prepared statements sent straight to the driver (issue #13 "Refresh at the floor", part 4).
+ * prepared statements sent straight to the driver (tests/bench/README.md, "Named statements"; docs/benchmarks.md).
  *
  * Measured (`npm run bench -- refresh`, tests/bench/README.md): through Prisma's `$queryRaw` every call is an
  * unnamed statement, so the database parses, analyses and plans it again each time — for the lease read ~1 ms

@@ -2,7 +2,7 @@ import { type PGlite, type QueryOptions, type Results, type Transaction, types }
 
 /**
  * The PGlite that Prisma's adapter (pglite-prisma-adapter) is given, minus a per-statement waste
- * (issue #13 part 4; the upstream report is docs/upstream/pglite-prisma-adapter-parsers.md).
+ * (docs/benchmarks.md, "adapter"; the upstream report is docs/upstream/pglite-prisma-adapter-parsers.md).
  *
  * The adapter passes its own 24 type parsers with every query, and PGlite (0.5.x `parseResults`) merges
  * them as `{ ...instance.parsers, ...options.parsers }`: a fresh copy of ~320 parsers (one per built-in type

@@ -4,8 +4,8 @@ import path from "node:path";
 import type { PGliteOptions } from "@electric-sql/pglite";
 
 /**
- * Everything about how the embedded database is opened lives here. Measured on Node 22 (README,
- * "Memory"): PGlite's resident memory is driven by (1) initdb — creating a new cluster runs a second,
+ * Everything about how the embedded database is opened lives here. Measured on Node 22 (docs/operations.md,
+ * "Memory and start-up time"): PGlite's resident memory is driven by (1) initdb — creating a new cluster runs a second,
  * temporary instance that peaks at 650–830 MB and leaves 200–450 MB behind, so we run it in a
  * throw-away child process; (2) shared_buffers, which PGlite touches in full at start (~1.1 MB RSS per
  * MB; default 128 MB); (3) its WASM heap, which never shrinks, so work_mem / maintenance_work_mem stay

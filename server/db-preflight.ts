@@ -7,7 +7,7 @@ import { embeddedDatabaseDir } from "./db-pglite";
 import type { TEnv } from "./env";
 
 /**
- * What `npm start` checks about the database before it builds or serves (README "Start and stop"): the
+ * What `npm start` checks about the database before it builds or serves (docs/operations.md, "Start and stop"): the
  * server opens the database in its own process, so the launcher looks first and refuses with one line
  * instead of starting an app that can only answer errors. PostgreSQL: reachable (retrying for
  * DATABASE_WAIT_MS while the failure may pass) and migrated. Embedded: no other live process holds the

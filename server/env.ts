@@ -150,7 +150,7 @@ const ZEnvObjectSchema = z.object({
    */
   RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   /**
-   * Retention of captures (issue 18: replay's input): captures last seen within this many days are all kept; older
+   * Retention of captures (replay's input, docs/replay.md): captures last seen within this many days are all kept; older
    * ones no kept change references are thinned to the last of each day per entity (each entity's latest always stays).
    */
   CAPTURE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
@@ -164,7 +164,7 @@ const ZEnvObjectSchema = z.object({
   RATE_LIMIT_SETUP_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   RATE_LIMIT_REFRESHES: z.coerce.number().int().min(0).max(1_000_000).default(20),
   RATE_LIMIT_REFRESH_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-  /** Replays over stored history (issue 18: the page's stream, tRPC and POST /api/v1/…/replay together; plans are free). */
+  /** Replays over stored history (docs/replay.md: the page's stream, tRPC and POST /api/v1/…/replay together; plans are free). */
   RATE_LIMIT_REPLAYS: z.coerce.number().int().min(0).max(1_000_000).default(10),
   RATE_LIMIT_REPLAY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /**

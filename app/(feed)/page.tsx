@@ -6,7 +6,7 @@ import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 export const metadata: Metadata = { title: "Feed" };
 
 /**
- * The feed arrives with its HTML (issue #14 §7): read on the server through the same query the client component
+ * The feed arrives with its HTML (docs/feed.md): read on the server through the same query the client component
  * uses, so the page is readable without JavaScript and nothing moves when it hydrates. No loading.tsx: its
  * Suspense boundary would stream the content hidden behind the skeleton, which only a script reveals.
  */

@@ -5,7 +5,7 @@ import { HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
 export const metadata: Metadata = { title: "Inbox" };
 
-/** The in-app inbox (issue #15): material changes, failing trackers and paused channels. */
+/** The in-app inbox (docs/notifications.md): material changes, failing trackers and paused channels. */
 export default async function InboxPage() {
   await prefetch(trpc.notification.inbox.queryOptions({ limit: 50 }));
   return (

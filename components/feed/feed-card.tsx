@@ -29,7 +29,7 @@ function PlainCard({ item }: { item: TFeedItem }) {
   );
 }
 
-/** Items that are a line, not a card: a failing tracker, "all quiet" (issue #14: calm, not a big red card). */
+/** Items that are a line, not a card: a failing tracker, "all quiet" (calm, not a big red card). */
 const LINE_TYPES: ReadonlySet<string> = new Set(["tracker-failing", "tracker-needs-attention", "trackers-quiet"]);
 /** Invitations to set a source up: a quiet dashed card. */
 const INVITATION_TYPES: ReadonlySet<string> = new Set(["weather-setup", "calendar-setup", "trackers-start"]);

@@ -11,7 +11,7 @@ import { feedHref } from "@/contracts/feed-link";
 /*
  * The feed's components for the browser. Only the catalog's TYPES come from contracts/feed-catalog.ts: its zod
  * schemas (and json-render, which pulls zod in too) stay on the server, which validated every spec before
- * sending it (server/feed/get-feed.ts), so rendering needs no validation library (issue #14 §8).
+ * sending it (server/feed/get-feed.ts), so rendering needs no validation library (docs/feed.md).
  */
 
 type TCatalogComponents = (typeof feedCatalog)["data"]["components"];

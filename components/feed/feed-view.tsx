@@ -33,7 +33,7 @@ export function FeedView() {
   const queryClient = useQueryClient();
   const feed = useQuery(trpc.feed.get.queryOptions());
   const [live, setLive] = useState<"connecting" | "live" | "offline">("connecting");
-  // Live reloads are announced politely (issue #14 §8); the count makes a repeated message new to screen readers.
+  // Live reloads are announced politely (a polite live region, docs/testing.md); the count makes a repeated message new to screen readers.
   const [updates, setUpdates] = useState(0);
 
   useSubscription(
@@ -94,7 +94,7 @@ export function FeedView() {
           ) : null}
         </div>
         {errors.length > 0 ? (
-          // A source that could not answer is a calm line with its reason (issue #14), not an alarm.
+          // A source that could not answer is a calm line with its reason (docs/feed.md), not an alarm.
           <ul className="space-y-1 text-sm text-stone-600 dark:text-stone-400" aria-label="Sources with problems">
             {errors.map((e) => (
               <li key={e.sourceId} data-testid="source-error">

@@ -1,7 +1,7 @@
 import type { TChangeCitation } from "@/contracts/timeline";
 
 /**
- * Under a field's reason: the context-file excerpts behind it (issue 16) — "because: price-list.pdf, p. 2 — ‘our
+ * Under a field's reason: the context-file excerpts behind it (docs/context-files.md) — "because: price-list.pdf, p. 2 — ‘our
  * price is 10.00’" when the judge or a context rule cited them, "see: …" when they were only listed beside a change
  * left to the person (rules mode). The quotes are copies, so they read the same after the file is deleted.
  */

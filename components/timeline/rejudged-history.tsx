@@ -7,7 +7,7 @@ import type { TValueFormat } from "@/contracts/definition/format-value";
 import { TimelineEntry } from "./timeline-entry";
 
 /**
- * "Lock with history" (issue 18): what the version in force would have recorded over the stored pages, when the
+ * "Lock with history" (docs/replay.md): what the version in force would have recorded over the stored pages, when the
  * person asked for it — folded under the timeline, whose entries stay as recorded under the versions of their day.
  * Nothing is shown until history was re-judged.
  */

@@ -12,7 +12,7 @@ export type TTimelineEntryView = {
   delta: Record<string, { from: unknown; to: unknown }>;
   decisions: Record<string, TDecision>;
   definitionVersion: number;
-  /** Context-file excerpts behind the reasons (issue 16). */
+  /** Context-file excerpts behind the reasons (docs/context-files.md). */
   citations?: readonly TChangeCitation[];
 };
 

@@ -24,7 +24,7 @@ const EMBEDDING_LABELS: Record<TContextEmbeddingStatus, string> = {
 };
 
 /**
- * The tracker page's "Context files" (docs/design.md §3, issue 16): the person's own documents the judge consults — attach
+ * The tracker page's "Context files" (docs/design.md §3, docs/context-files.md): the person's own documents the judge consults — attach
  * (picker, or drop a file on the area), see each file's size, type, indexing state and how many changes cited it,
  * replace or delete (each after a confirmation). Errors from the upload are shown as the server words them.
  */
@@ -240,7 +240,7 @@ export function ContextFiles({
 
 /**
  * What the confirmation says when locked rules read a value from the file: which rules, and that they keep the value
- * it states now — marked on the definition — until the tracker is edited (README "Context files").
+ * it states now — marked on the definition — until the tracker is edited (docs/context-files.md).
  */
 function usesNote(file: TContextFileView, going: "deleted" | "replaced"): string {
   if (file.usedBy.length === 0) return "";

@@ -37,7 +37,7 @@ function baselineNote(observed: unknown, baseline: unknown, field: TFieldInfo | 
 /**
  * What the source says now, field by field, formatted for people (money by currency, "4.0" stays "4.0"), and —
  * where a numeric rule called the last move noise and kept the old value as the baseline the rules compare
- * against — that baseline beside it (issue #14: "observed and baseline, both kept").
+ * against — that baseline beside it (observed and baseline, both kept: docs/refresh.md).
  */
 export function CurrentState({ state, rules = [] }: { state: TState; rules?: TFieldInfo[] }) {
   if (!state)

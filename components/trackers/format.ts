@@ -56,7 +56,7 @@ export function formatBytes(bytes: number): string {
   return `${value < 9.95 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
-/** The tracker page's stored-history line (issue 18): how much it keeps for replaying definition edits. */
+/** The tracker page's stored-history line (docs/replay.md): how much it keeps for replaying definition edits. */
 export function describeStoredHistory(history: { captures: number; bytes: number }): string {
   if (history.captures === 0) return "No stored history yet";
   const noun = history.captures === 1 ? "capture" : "captures";

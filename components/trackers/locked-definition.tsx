@@ -80,7 +80,7 @@ export function LockedDefinition({ definition, versions }: { definition: TVersio
 
 /**
  * A bound value the rule still decides with although its file went: "price-list.txt removed on 6 Dec 2026; using
- * $45.00" — until the person edits the tracker (README "Context files").
+ * $45.00" — until the person edits the tracker (docs/context-files.md).
  */
 function KeptValue({ kept }: { kept: TKept }) {
   const what = kept.reason === "removed" ? "removed" : "replaced without it";

@@ -121,7 +121,7 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
       </button>
       {/* Beside the header (sm and up) the block's room is kept from the start, so a click moves nothing. It is one
           polite live region that is there before the click: a region mounted together with its first words is
-          often not announced (issue #14 part 8). */}
+          often not announced (docs/testing.md, accessibility). */}
       <div
         id="refresh-feedback"
         role="status"

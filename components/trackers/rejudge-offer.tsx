@@ -7,7 +7,7 @@ import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 
 /**
- * "Lock with history" (issue 18): just after vN+1 was locked from the edit page, an explicit, optional offer to
+ * "Lock with history" (docs/replay.md): just after vN+1 was locked from the edit page, an explicit, optional offer to
  * re-judge the stored history under it. The originals stay as the history of vN (the timeline is append-only);
  * the re-judged entries are added beside them. Code rules and stored verdicts only: no model call.
  */

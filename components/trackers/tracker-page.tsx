@@ -161,7 +161,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
           </Card>
           <Card title="Runs" testId="tracker-runs">
             <RunsLog trackerId={tracker.id} />
-            {/* What replay can run a definition edit over (issue 18); retention thins it (README "Retention"). */}
+            {/* What replay can run a definition edit over (docs/replay.md); retention thins it (docs/operations.md, "Retention"). */}
             <p
               data-testid="stored-history"
               data-captures={storedHistory.captures}

@@ -8,7 +8,7 @@ const FALLBACK_WAIT_MS = 5_000;
 
 /**
  * How long a 429 asks the client to wait: Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3); the app
- * sends seconds (README Configuration, RATE_LIMIT_REFRESHES: "over it → 429 + Retry-After").
+ * sends seconds (docs/configuration.md, RATE_LIMIT_REFRESHES: "over it → 429 + Retry-After").
  */
 export function retryAfterMs(header: string | null, nowMs = Date.now()): number {
   const value = header?.trim() ?? "";

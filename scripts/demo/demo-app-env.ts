@@ -51,7 +51,7 @@ export type TDemoRefreshLimit = {
 };
 
 /**
- * The refresh limit the demo starts its app with. The limit is per person (README Configuration,
+ * The refresh limit the demo starts its app with. The limit is per person (docs/configuration.md,
  * RATE_LIMIT_REFRESHES) and the demo's owner makes every one of the demo's refreshes, so the default (20 a minute)
  * cannot hold the prelude and a tick. The demo adds what it needs to the usual allowance: the person's own
  * "Refresh now" clicks are limited as they would be. A value the person set is theirs, kept as it is (0 = no limit);
@@ -78,10 +78,10 @@ export function demoRefreshLimit(input: {
 }
 
 /**
- * The settings the demo gives the app on top of the person's environment (README "Demo"): allowed to fetch the demo
+ * The settings the demo gives the app on top of the person's environment (docs/operations.md, "The demo"): allowed to fetch the demo
  * site, its own embedded database in ./.data-demo (unless DATABASE_URL or DATA_DIR is set, or --keep-data-dir), and
- * a refresh limit that fits the demo. No CRON_SECRET: the app's own scheduler refreshes due trackers (README
- * "Scheduled refresh"), so the demo calls no cron route.
+ * a refresh limit that fits the demo. No CRON_SECRET: the app's own scheduler refreshes due trackers (docs/scheduling.md
+ * "Setting up each driver"), so the demo calls no cron route.
  */
 export function demoAppEnv(input: {
   /** The demo's own environment (process.env). */

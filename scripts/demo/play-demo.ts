@@ -14,7 +14,7 @@ export async function refreshDemoTrackers(api: TDemoApi, ids: readonly string[],
 }
 
 /**
- * The demo's trackers (README "Demo"): those an earlier run left on this database, else the four of
+ * The demo's trackers (docs/operations.md, "The demo"): those an earlier run left on this database, else the four of
  * demo-trackers.ts, created through the public API with the first PRELUDE_STEPS steps played at once, so every
  * tracker has a timeline within a minute. Returns their ids.
  */

@@ -2,8 +2,8 @@
 type THealthScheduler = { scheduler?: { running?: boolean; reason?: string } };
 
 /**
- * The line the demo prints once the app answers: whether the app's own scheduler keeps watch (README "Scheduled
- * refresh"; SCHEDULER=auto|on|off) — it refreshes due trackers by itself, so the demo calls no cron route.
+ * The line the demo prints once the app answers: whether the app's own scheduler keeps watch (docs/scheduling.md,
+ * SCHEDULER=auto|on|off) — it refreshes due trackers by itself, so the demo calls no cron route.
  */
 export function schedulerNote(health: unknown): string {
   const scheduler = (health as THealthScheduler | null)?.scheduler;

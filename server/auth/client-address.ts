@@ -4,7 +4,7 @@ import { BlockList, isIPv4, isIPv6 } from "node:net";
 import { getEnv, trustedProxyRanges } from "../env";
 
 /**
- * Who is on the other end of a request, for the sign-in address limit (README "Accounts and sign-in").
+ * Who is on the other end of a request, for the sign-in address limit (docs/accounts.md, "Sign-in throttling").
  *
  * Next (`next start`) fills X-Forwarded-For with the socket's address only when the request has none, so the header
  * is whatever the client wrote, and neither the Next proxy (proxy.ts) nor a route handler can see the socket. What

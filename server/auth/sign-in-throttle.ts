@@ -3,7 +3,7 @@ import type { TDb } from "../db";
 import type { TEnv } from "../env";
 
 /**
- * The account throttle on email sign-in (README "Accounts and sign-in"): it counts attempts per email, whatever
+ * The account throttle on email sign-in (docs/accounts.md, "Sign-in throttling"): it counts attempts per email, whatever
  * address they come from, so guessing one account's password is slow even from many addresses. The first
  * `freeAttempts` are free; once that many have failed, each further attempt must wait a delay after the previous
  * one — 15 s, doubling per failure, at most `maxDelaySeconds` — and is refused with 429 until then (refused attempts

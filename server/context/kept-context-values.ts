@@ -5,7 +5,7 @@ import { Prisma } from "../generated/prisma/client";
 import { resolveContextValues, type TResolvedContextValue } from "./resolve-context-values";
 
 /**
- * A locked rule's bound value never vanishes silently (README "Context files"). Each tracker keeps, per binding, the
+ * A locked rule's bound value never vanishes silently (docs/context-files.md). Each tracker keeps, per binding, the
  * last value a file gave it (BoundContextValue, written only here): the refresh's final write keeps what it read, and
  * deleting a file keeps what the file stated and when it went. A binding that reads nothing now — its file deleted,
  * or replaced by one that no longer states it — decides with that kept value, marked, as long as the locked version

@@ -20,7 +20,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Reads the definition's bound values from the tracker's context files (owner and tracker in the WHERE clause), for
- * code rules (issue 16). A labelled line: the label, then optionally "is" / ":" / "=" and a currency sign or code,
+ * code rules (docs/context-files.md, "Values bound by code"). A labelled line: the label, then optionally "is" / ":" / "=" and a currency sign or code,
  * then the number ("our price is 10.00", "Our price: $10.00"). A CSV cell: the row whose first cell is the label,
  * the column whose header is `column`. Case-insensitive; thousands separators are commas. The newest matching file
  * wins; a value no file states is null (its rules then leave the field to its own rule). Deterministic, no model.

@@ -9,7 +9,7 @@ import {
 /**
  * The one price reader. The scraper's detectPrices (structured document) and the fill step's
  * parseNumberText / money coercion both call it, so a price string reads the same everywhere
- * (issue 12: "Rp 31.500" was 31500 in one and 31.5 in the other).
+ * (before it, "Rp 31.500" was 31500 in one and 31.5 in the other).
  *
  * A price is an amount next to a currency token. Numbers without a token are never prices here
  * (years, percentages, phone numbers, "3 for 2"). Ranges ("from 26 to 50 €", "$10–$20") are one

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beginShutdown, runningWork } from "./in-flight-work";
 
 /**
- * The graceful shutdown of a serving process (README "Start and stop"). `next start` owns the HTTP
+ * The graceful shutdown of a serving process (docs/operations.md, "Start and stop"). `next start` owns the HTTP
  * server and, with NEXT_MANUAL_SIG_HANDLE set, leaves SIGTERM/SIGINT to us; we learn about the server and
  * every request from node's `http.server.request.start` diagnostics channel (public API, no patching).
  *

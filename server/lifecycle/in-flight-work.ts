@@ -1,6 +1,6 @@
 /**
  * Work that must finish before the process exits even when no request waits for it — a refresh whose
- * page went away, a setup turn, a cron pass (README "Start and stop"). A graceful shutdown stops taking
+ * page went away, a setup turn, a cron pass (docs/operations.md, "Start and stop"). A graceful shutdown stops taking
  * new requests, then waits here (bounded by SHUTDOWN_GRACE_MS) before it closes the database.
  * `shutdownSignal()` lets long loops stop starting new work once a shutdown began.
  *

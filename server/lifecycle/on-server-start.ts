@@ -3,7 +3,7 @@ import { EnvError, getEnv } from "../env";
 /**
  * Runs once in the serving process before it answers its first request (instrumentation.ts `register`):
  * a configuration the app cannot serve stops the process with one line and exit code 1 instead of
- * serving error pages (README "Start and stop"). Then it opens the database — embedded migrations run
+ * serving error pages (docs/operations.md, "Start and stop"). Then it opens the database — embedded migrations run
  * now, and a data directory another process took after `npm start` looked is refused here — and, when
  * `next start` leaves signals to us (NEXT_MANUAL_SIG_HANDLE, set by `npm start`), installs the graceful
  * shutdown.

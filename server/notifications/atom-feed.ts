@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { loadNoticeChanges } from "./load-changes";
 
 /**
- * The Atom feed of a person's material changes, or of one tracker's (issue #15), at a secret URL: the token is
+ * The Atom feed of a person's material changes, or of one tracker's (docs/notifications.md), at a secret URL: the token is
  * shown once when made (only its sha256 is stored); making a new one or revoking makes the old URL answer 404.
  */
 

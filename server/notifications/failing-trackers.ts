@@ -15,7 +15,7 @@ type TFlip = {
 };
 
 /**
- * "Failing tracker → once, and once when it recovers" (issue #15). The flag on the tracker's route row is the gate:
+ * "Failing tracker → once, and once when it recovers" (docs/notifications.md, "Routing"). The flag on the tracker's route row is the gate:
  * one conditional upsert flips it, and only the transaction that flipped it enqueues the notice, so two workers
  * never tell twice. Failing = `failingAfter` consecutive failed refreshes (an active tracker); recovered = back to 0.
  *

@@ -3,7 +3,7 @@ import { fieldLabel, formatChange, type TValueFormat } from "@/contracts/definit
 import type { TChangeDecisions, TChangeDelta } from "@/contracts/timeline";
 
 /**
- * What a notice says (issue #15 "The message"): the decision, each field from → to with its unit, the rule or the
+ * What a notice says (docs/notifications.md, "The message"): the decision, each field from → to with its unit, the rule or the
  * agent's reason, the AI slot text when there is one, and a link to the timeline entry. Pure: the same text for
  * email, webhooks, Slack, Discord and the inbox. Model and page text stay plain text: escaped in HTML.
  */

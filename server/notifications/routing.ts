@@ -11,7 +11,7 @@ import type { TRouting } from "./schedule";
 export type TNotificationDefaults = TNotificationDefaultsInput;
 export type TTrackerRouting = Omit<TTrackerRoutingInput, "trackerId">;
 
-/** Issue #15: material → immediately, notable → the daily digest (8:00), failing trackers on, no quiet hours. */
+/** The defaults (docs/notifications.md, "Routing"): material → immediately, notable → the daily digest (8:00), failing trackers on, no quiet hours. */
 export const DEFAULT_ROUTING: TNotificationDefaults = {
   material: "immediate",
   notable: "digest",

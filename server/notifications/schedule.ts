@@ -1,5 +1,5 @@
 /**
- * When a notice is due (docs/design.md §7 notifications; issue #15 "quiet hours", "digests that group"): pure, with the
+ * When a notice is due (docs/design.md §10; docs/notifications.md: quiet hours, the digest): pure, with the
  * clock passed in. Local times are read in the person's time zone (UserSettings.timezone, UTC when unset). Every
  * notice held to the same local minute gets the same instant, so the sender finds them together and sends one
  * message. A daylight-saving jump between now and that minute shifts it by the jump (accepted: it is a digest).

@@ -9,7 +9,7 @@ export const SIGNATURE_HEADER = "x-bellwether-signature";
 export const TIMESTAMP_HEADER = "x-bellwether-timestamp";
 export const DELIVERY_HEADER = "x-bellwether-delivery";
 
-/** `sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>.<body>") — the README shows how to verify it. */
+/** `sha256=<hex>` of HMAC-SHA256(secret, "<timestamp>.<body>") — docs/notifications.md ("Verifying a webhook") shows how to verify it. */
 export function signPayload(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }

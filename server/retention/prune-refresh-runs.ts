@@ -65,9 +65,9 @@ export function pruneBatchSql(cutoff: Date, batchSize: number): Prisma.Sql {
       WHERE r."createdAt" < ${cutoff}
         AND ((r."status" = 'completed' AND r."outcome" = 'unchanged') OR r."status" = 'skipped')
         AND NOT EXISTS (SELECT 1 FROM "EntityChange" c WHERE c."runId" = r."id")
-        -- Nor one a re-judged entry hangs on (issue 18: lock with history; it would go with the run by cascade).
+        -- Nor one a re-judged entry hangs on (docs/replay.md, "Lock with history"; it would go with the run by cascade).
         AND NOT EXISTS (SELECT 1 FROM "RejudgedChange" rc WHERE rc."runId" = r."id")
-        -- A run that stored a capture is replay's input (issue 18): it goes only once capture retention dropped it.
+        -- A run that stored a capture is replay's input (docs/replay.md): it goes only once capture retention dropped it.
         AND r."captureId" IS NULL
       LIMIT ${batchSize}
       FOR UPDATE OF r SKIP LOCKED

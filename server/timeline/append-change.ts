@@ -19,7 +19,7 @@ const ZAppendChangeInputSchema = z.object({
   delta: ZChangeDeltaSchema,
   materiality: ZChangeMaterialitySchema,
   decisions: ZChangeDecisionsSchema,
-  /** Context-file excerpts the judge consulted (issue 16); their quotes are copies. */
+  /** Context-file excerpts the judge consulted (docs/context-files.md); their quotes are copies. */
   citations: ZChangeCitationsSchema.default([]),
   definitionVersion: z.number().int().min(1),
 });

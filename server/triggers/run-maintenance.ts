@@ -34,7 +34,7 @@ export type TMaintenanceResult = {
 
 /**
  * The scheduler's housekeeping, after each pass of every scheduler (the server's, a worker's) and of the cron route:
- * retention (README "Retention") and stale drafts, each claimed once an hour across all processes (retention sooner while a
+ * retention (docs/operations.md, "Retention") and stale drafts, each claimed once an hour across all processes (retention sooner while a
  * backlog remains), and the notification sender until its backlog is gone (docs/scheduling.md). Never throws.
  */
 export async function runMaintenance(db: TDb, input: { now?: Date } = {}): Promise<TMaintenanceResult> {

@@ -63,7 +63,7 @@ const PORT: TBenchFlag = {
 };
 
 /**
- * Whole-app resident memory, the way README states it: `npm start` on a fresh embedded database, then the sum of
+ * Whole-app resident memory, the way docs/operations.md ("Memory and start-up time") states it: `npm start` on a fresh embedded database, then the sum of
  * RSS over the whole process tree (npm, the launcher, the Next server and any page workers), read from /proc —
  * once the app says it is ready, again after the first requests (owner account, feed, trackers, settings), and,
  * with `--trackers N`, after creating N web.scrape trackers over the bench pages (tests/bench/pages.ts, on a local

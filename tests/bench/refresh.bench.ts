@@ -103,7 +103,7 @@ type TOptions = {
   profile: number;
 };
 
-/** The flags this benchmark reads; `--help` and the README table come from here. */
+/** The flags this benchmark reads; `--help` prints them from here. */
 const FLAGS = {
   trackers: {
     name: "trackers",

@@ -8,7 +8,7 @@ import { makeBenchPage, renderBenchPage } from "./pages";
 import { median } from "./stats";
 
 /**
- * Replay (issue 18): N changed refreshes of one tracker over a 20–50 KB bench page whose price moves every time
+ * Replay (docs/replay.md): N changed refreshes of one tracker over a 20–50 KB bench page whose price moves every time
  * (each stores a capture), then replays over those N captures — the locked definition and a stricter draft —
  * with code-only rules (both fields have CSS extractors, the price a numeric rule, the tagline-like heading none:
  * stored verdicts stand in), in the same process on the same embedded database. Reported: ms per changed refresh

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { AUDIT_VIEWPORTS, auditPage } from "./a11y";
 
 /**
- * The first-run page (issue #14 part 8), on the app that has no owner yet: audited as every other page is in
+ * The first-run page (docs/testing.md, accessibility), on the app that has no owner yet: audited as every other page is in
  * a11y.spec.ts. It only reads, so first-run.accounts.spec.ts, which creates the owner, finds the app as it was.
  */
 for (const viewport of AUDIT_VIEWPORTS) {

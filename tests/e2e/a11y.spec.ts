@@ -17,7 +17,7 @@ import { OWNER_STATE } from "./owner";
 import { E2E_PORTS, E2E_URLS } from "./ports";
 
 /**
- * Issue #14 part 8, "Accessible and calm": every page, with realistic content, at 1280×800 and 390×844 in light
+ * Accessible and calm (docs/testing.md): every page, with realistic content, at 1280×800 and 390×844 in light
  * and dark, has no critical or serious axe-core violation, a heading outline without skipped levels, no two links
  * with one name leading to different places, and a cumulative layout shift under 0.1 while it loads and its data
  * arrives. The first-run page (no owner yet) is audited in a11y.accounts.spec.ts.

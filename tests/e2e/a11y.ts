@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
 
 /**
- * Page audits for issue #14 part 8 ("Accessible and calm"), shared by the a11y specs: axe-core's WCAG 2.x A/AA
+ * Page audits for accessibility (docs/testing.md), shared by the a11y specs: axe-core's WCAG 2.x A/AA
  * rules (violations by impact), the heading outline, links named by where they lead, and the page's cumulative
  * layout shift while it loads and its data arrives.
  */

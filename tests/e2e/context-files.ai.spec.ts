@@ -9,12 +9,12 @@ import {
 import { model, site } from "./fixtures";
 
 /**
- * Context files on the tracker page (issue 16), AI app: attach the person's price list with the keyboard (the
+ * Context files on the tracker page (docs/context-files.md), AI app: attach the person's price list with the keyboard (the
  * "Attach a file" button opens the picker), see it indexed; the rival's price moves 12.00 → 9.90, the judge (the
  * fixture model) reads the file's excerpt and cites it; the timeline shows "because: price-list.txt, … — ‘our price
  * is 10.00’" and the file shows it was cited. Deleting asks first and keeps the quote on the change. A file a locked
  * rule reads a value from: deleting it names the rule first, and the rule then decides with the value it read last,
- * marked on the definition (README "Context files").
+ * marked on the definition (docs/context-files.md).
  */
 const rival = rivalPage;
 const definition = askAgentDefinition;

@@ -4,7 +4,7 @@ import { OWNER_STATE } from "./owner";
 import { SETUP_PRICING_HTML } from "./setup-pages";
 
 /**
- * The feed as a briefing (issue #14 §1, §7), through the app only: a tracker set up in rules mode records 100
+ * The feed as a briefing (docs/feed.md), through the app only: a tracker set up in rules mode records 100
  * material changes through the real refresh path; the feed shows ONE card for it — relative time, money formatted
  * by currency, "new since you last looked" (the e2e apps end a visit after FEED_VISIT_GAP_MS = 5 s, see
  * playwright.config.ts) — at desktop and phone widths, and the page stays short. Without JavaScript the feed, the

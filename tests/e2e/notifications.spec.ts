@@ -5,7 +5,7 @@ import { site } from "./fixtures";
 import { SENTINELS } from "./sentinels";
 
 /**
- * Issue #15 in the browser: a webhook channel added in Settings answers "Send test" with a signed POST the receiver
+ * Notifications (docs/notifications.md) in the browser: a webhook channel added in Settings answers "Send test" with a signed POST the receiver
  * (the fixture site) accepted; a material change found by a refresh reaches the inbox, whose unread count clears.
  */
 

@@ -3,7 +3,7 @@ import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
- * Replay over history (issue 18), rules mode: a tracker with a few stored captures (the fixture site stepped through
+ * Replay over history (docs/replay.md), rules mode: a tracker with a few stored captures (the fixture site stepped through
  * prices, refreshed through the public API), then Edit definition → a stricter threshold on the card → Run replay:
  * the side-by-side shows what v1 recorded beside what the draft v2 would have, with the counts sentence and the
  * removed and changed entries labelled in words. Then lock v2 and take the optional "re-judge stored history".

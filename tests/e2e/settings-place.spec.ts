@@ -3,7 +3,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { site } from "./fixtures";
 
 /**
- * Settings (issue #14 part 6) at desktop and phone widths: find the feed's location by name with the keyboard
+ * Settings (docs/trackers.md, "Settings and System") at desktop and phone widths: find the feed's location by name with the keyboard
  * (Open-Meteo geocoding, served by the fixture site through GEOCODING_BASE_URL), pick it, save, and find it again
  * after a reload; a refused manual latitude is explained next to its field; server details live on the System page.
  */

@@ -3,7 +3,7 @@ import { OUR_PRICE, rivalPage } from "../fixtures/context-example";
 import { site } from "./fixtures";
 
 /**
- * Context files in the setup chat before the first draft (issue 16), AI off: a price list chosen before the page is
+ * Context files in the setup chat before the first draft (docs/context-files.md, "While drafting"), AI off: a price list chosen before the page is
  * bound is held by the page, attached as soon as the binding turn has created the draft tracker, and the draft takes
  * it in at once — "price: material when it drops below our_price" on the card, with no further message.
  */

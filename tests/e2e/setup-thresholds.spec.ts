@@ -3,7 +3,7 @@ import { site } from "./fixtures";
 import { SETUP_PRICING_HTML } from "./setup-pages";
 
 /**
- * Issue 14, the setup card (rules mode), on a desktop and a phone: a threshold typed on the card is the only
+ * The setup card (docs/trackers.md) (rules mode), on a desktop and a phone: a threshold typed on the card is the only
  * one the locked definition keeps; the editor fits the card (no select cut off); Lock is the primary action
  * and works from the keyboard; simple chat edits change the card as stated.
  */

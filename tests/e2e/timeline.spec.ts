@@ -64,7 +64,7 @@ test("a tracker with history shows its timeline, charts and runs; Refresh now ad
   await expect(page.getByTestId("chart-price")).toHaveAttribute("data-points", "2");
   await expect(page.getByTestId("chart-price").locator('[data-materiality="material"]')).toHaveCount(1);
   await expect(page.getByTestId("run-row")).toHaveCount(2);
-  // Both runs saw new content: two captures kept for replaying definition edits (issue 18).
+  // Both runs saw new content: two captures kept for replaying definition edits (docs/replay.md).
   const storedHistory = page.getByTestId("stored-history");
   await expect(storedHistory).toHaveAttribute("data-captures", "2");
   await expect(storedHistory).toHaveText(

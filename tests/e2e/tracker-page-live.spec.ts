@@ -4,7 +4,7 @@ import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
- * The tracker page (issue #14 part 3) at desktop and phone widths: it follows its tracker live — a refresh made
+ * The tracker page (docs/trackers.md, "The tracker page") at desktop and phone widths: it follows its tracker live — a refresh made
  * through the public API (as an integration or cron would) lands on the open page without a reload, announced
  * politely; charts have a time and a value axis with a tooltip per point; numbers read as money; the runs log
  * shows five runs and "Show all"; the definition version is not repeated on every entry; on a phone the state and

@@ -3,7 +3,7 @@ import { createApiToken } from "./api-token";
 import { site } from "./fixtures";
 
 /**
- * The trackers list (issue 14, part 4), at desktop and phone widths: unfinished setups listed apart with clean
+ * The trackers list (docs/trackers.md, "The trackers list"), at desktop and phone widths: unfinished setups listed apart with clean
  * titles, Resume opening the setup chat where it stopped, Discard (confirmed) removing one; active trackers showing
  * what their source says now and their last material change, formatted; bulk archive. The app's database is shared
  * with the other specs, so every assertion is scoped to this test's own rows (a run tag in every title).

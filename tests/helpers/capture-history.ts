@@ -5,7 +5,7 @@ import type { TFixtureSite } from "../fixtures/site/site";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "./trackers";
 
 /**
- * A tracker's stored history for capture retention (issue 18), made by real refreshes of the fixture site with an
+ * A tracker's stored history for capture retention (docs/replay.md, "Captures"), made by real refreshes of the fixture site with an
  * injected clock (a run's `finishedAt` is its refresh's clock; its `createdAt` is set to the same instant). Shared by
  * the PGlite and PostgreSQL tests. Price by code, material on a 5 % move; pages are byte-stable, so content that
  * returns is the same capture.

@@ -13,7 +13,7 @@ import { utf8 } from "./context-fixtures";
 import { createActiveTracker } from "./trackers";
 
 /**
- * The embeddings path of context files (issue 16), the same scenarios on PGlite and on PostgreSQL: the real
+ * The embeddings path of context files (docs/context-files.md, embeddings), the same scenarios on PGlite and on PostgreSQL: the real
  * @ai-sdk/openai embedding client against the fixture model server's /v1/embeddings (hashed words and trigrams),
  * vectors stored in the chunk rows' double precision[] column, hybrid retrieval scoped by owner and tracker.
  */

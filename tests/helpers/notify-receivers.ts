@@ -87,7 +87,7 @@ export async function startWebhookReceiver(): Promise<{
   };
 }
 
-/** Whether a webhook request carries a valid signature under `secret` (README "Verifying a webhook"). */
+/** Whether a webhook request carries a valid signature under `secret` (docs/notifications.md, "Verifying a webhook"). */
 export function isSignedBy(secret: string, request: Pick<TReceived, "headers" | "body">): boolean {
   const timestamp = String(request.headers["x-bellwether-timestamp"]);
   const given = Buffer.from(String(request.headers["x-bellwether-signature"]));

@@ -6,7 +6,7 @@ import { hasPostgres, testDatabaseUrl, withAdminClient } from "../helpers/db";
  * The benchmark's statement counter (tests/bench/sql-counter.ts) on both drivers, through the same
  * bench databases `npm run bench -- --db …` uses: statements and BEGIN/COMMIT are told apart and
  * counted alike on PGlite and PostgreSQL, `measure` attributes concurrent calls to their own scope, and
- * the storage probes are not counted. The figures README and issue #13 quote rest on this.
+ * the storage probes are not counted. The statement counts in docs/benchmarks.md rest on this.
  */
 
 const kinds: TBenchDbKind[] = hasPostgres ? ["pglite", "postgres"] : ["pglite"];

@@ -22,7 +22,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Retention of captures (issue 18) on embedded PGlite: every capture a change references and each entity's latest
+ * Retention of captures (docs/replay.md, "Captures") on embedded PGlite: every capture a change references and each entity's latest
  * stay, captures seen within CAPTURE_RETENTION_DAYS stay, older ones are thinned to the last of each day per entity;
  * the timeline, charts and runs log read the same, and run retention keeps the runs whose capture is kept.
  */

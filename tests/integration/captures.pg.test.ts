@@ -14,7 +14,7 @@ import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../help
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
- * Captures (issue 18) on PostgreSQL: the same storage and the same thinning SQL as on PGlite; two retention passes at
+ * Captures (docs/replay.md) on PostgreSQL: the same storage and the same thinning SQL as on PGlite; two retention passes at
  * once (separate pool connections, as two workers would run them) delete each thinned capture once.
  */
 describe.skipIf(!hasPostgres)("captures on PostgreSQL", () => {

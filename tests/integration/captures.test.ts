@@ -10,7 +10,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
- * Captures (issue 18: replay's stored input) on embedded PGlite, through real refreshes of the fixture site: only a
+ * Captures (replay's stored input, docs/replay.md) on embedded PGlite, through real refreshes of the fixture site: only a
  * new content hash stores one, once per entity and content, compressed, linked from its run; unchanged refreshes and
  * runs that lost their lease store nothing.
  */

@@ -2,7 +2,7 @@ import { describe } from "vitest";
 import { describeContextEmbeddings } from "../helpers/context-embeddings";
 import { createPostgresTestDb, hasPostgres } from "../helpers/db";
 
-/** Issue 16: embeddings and hybrid retrieval on PostgreSQL without pgvector — the same SQL as on PGlite. */
+/** Context files (docs/context-files.md): embeddings and hybrid retrieval on PostgreSQL without pgvector — the same SQL as on PGlite. */
 describe.skipIf(!hasPostgres)("on PostgreSQL", () => {
   describeContextEmbeddings("PostgreSQL", async () => {
     const pg = await createPostgresTestDb();

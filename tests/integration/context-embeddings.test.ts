@@ -1,5 +1,5 @@
 import { describeContextEmbeddings } from "../helpers/context-embeddings";
 import { createTestDb } from "../helpers/db";
 
-/** Issue 16: embeddings and hybrid retrieval on PGlite (the same scenarios run on PostgreSQL in the .pg file). */
+/** Context files (docs/context-files.md): embeddings and hybrid retrieval on PGlite (the same scenarios run on PostgreSQL in the .pg file). */
 describeContextEmbeddings("PGlite", createTestDb);

@@ -12,7 +12,7 @@ import { makeDocx, makePdf, makeTextlessPdf, utf8 } from "../helpers/context-fix
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
 
-/** Issue 16, part 1: files are stored, extracted by the real parsers, chunked and full-text indexed — on PGlite. */
+/** Context files (docs/context-files.md): files are stored, extracted by the real parsers, chunked and full-text indexed — on PGlite. */
 
 const limits: TContextLimits = {
   maxBytes: 200_000,

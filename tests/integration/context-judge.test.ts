@@ -10,7 +10,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * The seed's example (issue 16, docs/design.md §3 "Context files"): a competitor's price moving 12.00 → 9.90 means little by
+ * The seed's example (docs/design.md §3, docs/context-files.md): a competitor's price moving 12.00 → 9.90 means little by
  * itself; with the person's own file saying "our price is 10.00" it means they now undercut us. Real refreshes
  * against the fixture site, the real @ai-sdk/openai client against the fixture model server, whose request log
  * shows what reached the judge.

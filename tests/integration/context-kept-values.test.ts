@@ -11,7 +11,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * A value bound from a context file never vanishes silently (README "Context files"): before a file a locked rule
+ * A value bound from a context file never vanishes silently (docs/context-files.md): before a file a locked rule
  * reads goes, the file list names the rule; afterwards the rule decides with the value it read last, marked on the
  * definition, until the tracker is edited; and replaying the locked definition reproduces what was recorded. Rules
  * mode and code rules only: no model anywhere.

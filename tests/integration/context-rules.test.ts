@@ -11,7 +11,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue 16, part 3: "material when their price drops below ours" decided by code through a value bound from a
+ * Context rules (docs/context-files.md, "Values bound by code"): "material when their price drops below ours" decided by code through a value bound from a
  * context file — the seed's example again, with no model call at all (the fixture model server has no recording
  * and its log stays empty).
  */

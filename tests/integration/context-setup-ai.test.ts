@@ -15,7 +15,7 @@ import { dataPart, setupTurn } from "../helpers/setup-turn";
 import { fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue 16, setup with AI: a file attached while drafting reaches the drafter's prompt as untrusted data, and the
+ * Context files in setup with AI (docs/context-files.md, "While drafting"): a file attached while drafting reaches the drafter's prompt as untrusted data, and the
  * drafter (real @ai-sdk/openai client, fixture model server, recordings in setup-context-drafter.json) proposes
  * `our_price` with "price: material when it drops below our_price"; a proposal on a non-numeric or unknown field is
  * refused with the reason, and nothing of it is stored.

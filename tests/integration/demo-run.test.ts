@@ -13,8 +13,8 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * `npm run demo` (README "Demo") makes all its refreshes as one person through POST /api/v1/trackers/{id}/refresh,
- * which is rate-limited per person (README Configuration, RATE_LIMIT_REFRESHES). Its prelude and first tick are
+ * `npm run demo` (docs/operations.md, "The demo") makes all its refreshes as one person through POST /api/v1/trackers/{id}/refresh,
+ * which is rate-limited per person (docs/configuration.md, RATE_LIMIT_REFRESHES). Its prelude and first tick are
  * more than the default 20 a minute: it starts the app with a limit that fits, and waits out a 429 if one comes.
  */
 
@@ -36,7 +36,7 @@ describe("the env the demo gives the app", () => {
       DATA_DIR: "./.data-demo",
       RATE_LIMIT_REFRESHES: "48",
     });
-    // The app's own scheduler keeps watch now: no cron secret, no cron route (README "Scheduled refresh").
+    // The app's own scheduler keeps watch now: no cron secret, no cron route (docs/scheduling.md).
     expect(overrides).not.toHaveProperty("CRON_SECRET");
   });
 

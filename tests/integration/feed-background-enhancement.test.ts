@@ -19,7 +19,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * The harness reacts to context changes, not only to page loads (issue 14, seed 000 "Execution model"): a change
+ * The harness reacts to context changes, not only to page loads (docs/feed.md, "Not only on page loads"; docs/design.md §6): a change
  * recorded by the scheduler enhances the owner's feed in the background — the real @ai-sdk/openai client against
  * the fixture model server, calls counted there — under an injected clock for the 2-hour activity rule.
  */

@@ -13,7 +13,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker } from "../helpers/trackers";
 
 /**
- * The feed as a briefing (issue #14 §1): one card per decision however many changes it recorded, in people's
+ * The feed as a briefing (docs/feed.md, "A briefing, one card per decision"): one card per decision however many changes it recorded, in people's
  * units, with a bounded number of cards and of folded changes; "new since you last looked" per visit.
  */
 

@@ -7,7 +7,7 @@ import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../help
 import { localNotifyConfig, startWebhookReceiver } from "../helpers/notify-receivers";
 
 /**
- * Issue #15 "Delivery that loses nothing and sends nothing twice", on real PostgreSQL: several workers at once make
+ * "Delivery loses nothing and sends nothing twice" (docs/notifications.md), on real PostgreSQL: several workers at once make
  * exactly one delivery per (change, channel), and a worker killed mid-delivery leaves its delivery to be sent once
  * after the lease it held runs out.
  */

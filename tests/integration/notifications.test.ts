@@ -30,7 +30,7 @@ import { localNotifyConfig, startSmtpReceiver, startWebhookReceiver } from "../h
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue #15 on PGlite with real receivers: a real refresh's material change reaches a local SMTP server and a local
+ * Notifications (docs/notifications.md) on PGlite with real receivers: a real refresh's material change reaches a local SMTP server and a local
  * webhook receiver once; retries back off; a channel pauses; digests and quiet hours group (injected clock);
  * another person's change never reaches these channels; rules mode (no model) reads the same without slot text.
  */

@@ -14,7 +14,7 @@ import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBo
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * Every way a person reaches replay (issue 18): tRPC, the public REST route with an API token, and the page's
+ * Every way a person reaches replay (docs/replay.md): tRPC, the public REST route with an API token, and the page's
  * NDJSON stream with the session cookie — over a tracker whose history was recorded by real refreshes of the
  * fixture site (rules mode, code rules only: no model anywhere).
  *

@@ -14,7 +14,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Replay (issue 18) over 50 stored captures of a fixture page whose price moves every step and whose tagline
+ * Replay (docs/replay.md) over 50 stored captures of a fixture page whose price moves every step and whose tagline
  * changes every seventh: recorded in rules mode, then replayed under the locked definition and under stricter and
  * looser thresholds. The expectations come from an independent walk of the documented rule (docs/design.md §3: a numeric
  * move below the threshold is noise and keeps the baseline, so drift still crosses it), not from the engine.

@@ -158,7 +158,7 @@ describe("pruneRefreshRuns", () => {
     await t.db.entityCurrentState.updateMany({ where: { entity: { trackerId: rival } }, data: { contentHash: "old" } });
     const rehashed = await refreshAt(rival, at("2026-03-01T09:00:00Z"));
     expect(rehashed).toMatchObject({ status: "completed", outcome: "unchanged", modelCalls: 1 });
-    // Its hash was new, so it linked what it saw (issue 18) and run retention keeps it while it does
+    // Its hash was new, so it linked what it saw (docs/replay.md) and run retention keeps it while it does
     // (tests/integration/capture-retention.test.ts). Here: as if capture retention had unlinked it, so it is an
     // unchanged check like any other and its tokens go into the day's sums.
     const rehashedRun = await t.db.refreshRun.findUniqueOrThrow({ where: { id: rehashed.runId } });

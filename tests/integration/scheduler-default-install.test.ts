@@ -18,7 +18,7 @@ import {
 import { changeIdsIn, isSignedBy, startWebhookReceiver } from "../helpers/notify-receivers";
 
 /**
- * A fresh install as the README's quick start makes it (`npm start`, the embedded database, no CRON_SECRET, no
+ * A fresh install as README.md's quick start makes it (`npm start`, the embedded database, no CRON_SECRET, no
  * scheduler setting), and nothing but the running server (docs/scheduling.md): a locked tracker is refreshed on its
  * schedule, the change lands in the timeline, and a local webhook receives exactly one signed delivery; "Refresh now"
  * is delivered within seconds. The app's wall clock is moved an hour and more on (tests/bench/app-preload.mjs) so

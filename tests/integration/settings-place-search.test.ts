@@ -13,7 +13,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
- * Settings (issue #14 part 6): the place search against a local Open-Meteo geocoding fixture (GEOCODING_BASE_URL),
+ * Settings (docs/trackers.md, "Settings and System"): the place search against a local Open-Meteo geocoding fixture (GEOCODING_BASE_URL),
  * its failures as clear errors, and invalid settings answered with the field they are about.
  */
 

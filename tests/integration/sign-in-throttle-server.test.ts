@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOwner, freePort, startApp, stopStartedProcesses, type TApp } from "../helpers/app-process";
 
 /**
- * Sign-in throttling on the real `npm start` (README "Accounts and sign-in"), probed the way an outsider would: one
+ * Sign-in throttling on the real `npm start` (docs/accounts.md, "Sign-in throttling"), probed the way an outsider would: one
  * client, many X-Forwarded-For values. The app trusts 127.0.0.2 as its reverse proxy (TRUSTED_PROXIES), so the
  * same server is reached directly (connections from 127.0.0.1, whose X-Forwarded-For must be ignored) and through
  * the proxy (connections from 127.0.0.2, where each X-Forwarded-For value is a different client). Waits are capped

@@ -6,7 +6,7 @@ import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue #14, "observed and baseline, both kept": a numeric rule that calls a move noise keeps the old value
+ * Observed and baseline, both kept (docs/refresh.md): a numeric rule that calls a move noise keeps the old value
  * as the baseline the rules compare against (so drift still crosses the threshold), while the state says
  * what the page says now.
  */

@@ -18,7 +18,7 @@ import { setupTurn } from "../helpers/setup-turn";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * The trackers list's drafts and bulk archive (issue 14, part 4): discarding one's own draft (and only one's own),
+ * The trackers list's drafts and bulk archive (docs/trackers.md, "The trackers list"): discarding one's own draft (and only one's own),
  * the automatic discard of drafts untouched for 14 days (injected clock), bulk archive, the list view's current
  * values and last change, and titles that come from the decision, not the raw message.
  */

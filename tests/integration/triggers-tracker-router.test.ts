@@ -89,7 +89,7 @@ describe("tracker router", () => {
     expect(overview.state?.fields).toMatchObject({ price: 80 });
     expect(overview.definition?.version).toBe(1);
     expect(overview.definition?.fields.find((f) => f.name === "price")?.rule).toMatch(/price/);
-    // Each of the three runs saw new content: three captures kept for replay (issue 18), counted for the page.
+    // Each of the three runs saw new content: three captures kept for replay (docs/replay.md), counted for the page.
     expect(overview.storedHistory).toEqual({ captures: 3, bytes: expect.any(Number) });
     expect(overview.storedHistory.bytes).toBe(
       (await db.db.capture.findMany({ where: { trackerId } })).reduce((n, c) => n + c.data.byteLength, 0),

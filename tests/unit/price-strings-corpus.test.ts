@@ -4,7 +4,7 @@ import type { TField } from "@/server/intelligence/definition";
 import { coerceValue, parseMoneyText, parseNumberText } from "@/server/intelligence/fill";
 import { PRICE_STRINGS } from "@/tests/fixtures/corpus/price-strings";
 
-// Issue 12 "One price parser": ≥ 97 % of the table read right, no price invented where there is none,
+// One price parser (server/lib/parse-price.ts): ≥ 97 % of the table read right, no price invented where there is none,
 // and the scraper (detectPrices) and the fill step (parseNumberText, money coercion) read alike.
 const withPrice = PRICE_STRINGS.filter((r) => r.amount !== null);
 const withoutPrice = PRICE_STRINGS.filter((r) => r.amount === null);

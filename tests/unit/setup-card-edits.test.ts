@@ -198,7 +198,7 @@ describe("draft card edits", () => {
   it("states the threshold mode: an amount typed over the drafted 1 % replaces it, unless “either”/“both” was chosen", () => {
     const money = { ...EMPTY_FIELD_FORM, name: "price", type: "money" as const, currency: "USD" };
     const drafted = { ...ruleToForm({ kind: "numeric", relative: 0.01 }), direction: "down" as const };
-    // The trap of issue 14: typing $10 used to yield "falls by 10 USD or more, or by 1% or more".
+    // The old trap: typing $10 used to yield "falls by 10 USD or more, or by 1% or more".
     const typed = setThresholdValue(drafted, "absolute", "10");
     expect(typed).toMatchObject({ threshold: "absolute", absolute: "10", relativePercent: "" });
     expect(previewRule(money, typed)).toBe("price: material when it falls by 10 USD or more (rises are noise)");

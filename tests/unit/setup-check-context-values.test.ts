@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseDefinition, type TTrackerDefinition } from "@/server/intelligence/definition";
 import { checkContextValues } from "@/server/intelligence/setup/check-context-values";
 
-/** The drafter's bound values must be stated by an attached file (issue 16): a made-up binding is refused. */
+/** The drafter's bound values must be stated by an attached file (docs/context-files.md, "While drafting"): a made-up binding is refused. */
 
 function definition(contextValues: unknown[]): TTrackerDefinition {
   const parsed = parseDefinition({

@@ -32,7 +32,7 @@ import { createTRPCRouter, protectedProcedure } from "../trpc";
 const ZFeedInputSchema = z.object({ trackerId: z.string().min(1).optional() });
 const ZTrackerIdInputSchema = z.object({ trackerId: z.string().min(1) });
 
-/** Notification channels, routing, the inbox and the Atom feed URL (issue #15). One domain call each. */
+/** Notification channels, routing, the inbox and the Atom feed URL (docs/notifications.md). One domain call each. */
 export const notificationRouter = createTRPCRouter({
   channels: protectedProcedure.query(({ ctx }) => listChannels(ctx.db, { userId: ctx.user.id })),
   createChannel: protectedProcedure

@@ -78,7 +78,7 @@ export const trackerRouter = createTRPCRouter({
     .output(ZTimelineResponseSchema)
     .query(({ ctx, input }) => getTrackerTimeline(ctx.db, { userId: ctx.user.id, ...timelineWindow(input) })),
 
-  /** What a later locked version would have recorded over the stored history, when the person asked (issue 18). */
+  /** What a later locked version would have recorded over the stored history, when the person asked (docs/replay.md). */
   rejudged: protectedProcedure
     .input(ZTrackerIdRequestSchema)
     .output(ZRejudgedHistorySchema)
@@ -162,7 +162,7 @@ export const trackerRouter = createTRPCRouter({
     .output(ZDiscardDraftResponseSchema)
     .mutation(({ ctx, input }) => discardDraft(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId })),
 
-  /** Replay (issue 18), counts only: how many stored captures and model calls a replay of the period would need. */
+  /** Replay (docs/replay.md), counts only: how many stored captures and model calls a replay of the period would need. */
   replayPlan: protectedProcedure
     .input(ZReplayCheckedRequestSchema)
     .output(ZReplayPlanSchema)

@@ -2,7 +2,7 @@ import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 
 /**
- * A card that is not news but the next step (issue #14): a source the user has not set up, no tracker yet, all
+ * A card that is not news but the next step (docs/feed.md): a source the user has not set up, no tracker yet, all
  * quiet. Calm — muted text and a link, never an error chip; low urgency, so the decisions come first; no slots, so
  * the model is never asked about it.
  */

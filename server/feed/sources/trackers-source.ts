@@ -16,7 +16,7 @@ import type { TFeedSource } from "../feed-engine";
 import { noticeItem } from "./setup-items";
 
 /**
- * The bounds that keep the feed the same size however long the app runs (issue #14: 43 cards on a 6,945 px
+ * The bounds that keep the feed the same size however long the app runs (without them: 43 cards on a 6,945 px
  * page after eight minutes): changes older than this are the timeline's, not the briefing's…
  */
 const LOOKBACK_DAYS = 30;

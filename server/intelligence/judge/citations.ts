@@ -5,7 +5,7 @@ import type { TJudgeVerdict } from "./schema";
 export const MAX_QUOTE_CHARS = 200;
 
 /**
- * What a change row records of the context it was judged with (issue 16): every excerpt the judge saw, with the
+ * What a change row records of the context it was judged with (docs/context-files.md): every excerpt the judge saw, with the
  * fields that cited it (`cited: true`) or, when none did, the fields it was consulted for (`cited: false` — rules
  * mode lists them beside the ambiguous change for the person to judge). The quote is copied: the model's own quote
  * when it really is in the excerpt, else the excerpt's line that shares most words with the query.

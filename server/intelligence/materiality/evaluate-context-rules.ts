@@ -7,7 +7,7 @@ import type { TDeltas } from "../diff/diff-records";
 import type { TCodeVerdict } from "./verdict-types";
 
 /**
- * The definition's context rules (issue 16): a field crossing a value bound from a context file is material, decided
+ * The definition's context rules (docs/context-files.md): a field crossing a value bound from a context file is material, decided
  * by code with no model call ("their price drops below ours"). Only rules that fire decide; any other delta goes on
  * to its own materiality rule. A value no file states (null) fires nothing. Each firing rule cites the line it read;
  * a value kept after its file went (server/context/kept-context-values.ts) says so in the reason.

@@ -10,7 +10,7 @@ import type { TRawCapture } from "../fill";
 import type { TDecision } from "../refresh/decide-change";
 
 /**
- * What a changed refresh stores beside its capture so that a replay can stand in for the model (issue 18): the
+ * What a changed refresh stores beside its capture so that a replay can stand in for the model (docs/replay.md): the
  * record it filled, what it judged, and per field a key of everything that shaped each answer. Same key, same input
  * → the stored answer still holds; anything else needs the model again.
  */

@@ -73,7 +73,7 @@ export type TReplayDefinitionResult = {
 };
 
 /**
- * Replay (issue 18): runs fill → diff → judge over a tracker's stored captures in order, in memory, under any
+ * Replay (docs/replay.md): runs fill → diff → judge over a tracker's stored captures in order, in memory, under any
  * definition — writing nothing. It is the refresh's own decision code (decide-change.ts), so replaying the locked
  * definition reproduces the recorded timeline: code rules decide for free, and a field the model decided keeps its
  * stored verdict while its delta and rule are unchanged. What still needs the model is asked within `modelBudget`

@@ -13,7 +13,7 @@ export type TReplayFillResult = {
 };
 
 /**
- * The fill step of a replay (issue 18): extractor fields by code, as the refresh fills them; a field the model
+ * The fill step of a replay (docs/replay.md): extractor fields by code, as the refresh fills them; a field the model
  * filled keeps the value it was given when neither the field nor the decision changed since (same fill key), so
  * replaying costs no model call for it. Anything else needs the model: one fill call when `mayAsk` allows it,
  * otherwise the field is null (as rules mode would fill it) and listed as "would ask the agent".

@@ -14,7 +14,7 @@ export type TEncodedCapture = {
 };
 
 /**
- * Serialises, hashes and compresses what a refresh saw (issue 18: stored once, compressed) — in a page worker, so a
+ * Serialises, hashes and compresses what a refresh saw (docs/replay.md: stored once, compressed) — in a page worker, so a
  * changed refresh's thread only copies the payload there (lib/encode-json.ts; the same bytes wherever it runs).
  * Plain JSON.stringify, not canonical JSON (3× its CPU on a 100 KB page, on every changed refresh): the hash is only
  * the dedup key, and the same content read by the same code builds its payload in the same key order — a reordering

@@ -2,7 +2,7 @@ import type { TDb, TTx } from "../../db";
 import { Prisma } from "../../generated/prisma/client";
 import { decodeCapture } from "./encode-capture";
 
-/** A run that judged new content, in the order the runs happened (issue 18: replay's input). */
+/** A run that judged new content, in the order the runs happened (replay's input, docs/replay.md). */
 export type TRunCapture = {
   runId: string;
   captureId: string;

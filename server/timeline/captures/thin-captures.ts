@@ -26,7 +26,7 @@ export const DEFAULT_THIN_BATCH = 500;
 const DEFAULT_BUDGET_MS = 5_000;
 
 /**
- * Retention of captures (issue 18: "keeps every capture a kept change references and thins the rest"). A capture is
+ * Retention of captures (docs/replay.md, "Captures": every capture a kept change references stays, the rest is thinned). A capture is
  * dated by the last run that saw it (`finishedAt`: the refresh's clock; its `createdAt` only when no run links it),
  * since content that returns (A → B → A) is one row seen again. Kept:
  * - every capture a run with a timeline entry (baseline, material, notable) or a re-judged entry (a later version's

@@ -11,7 +11,7 @@ export type TRejudgedInput = {
 };
 
 /**
- * Records what a locked version would have recorded for runs already judged (issue 18, "lock with history"). Never
+ * Records what a locked version would have recorded for runs already judged (docs/replay.md, "Lock with history"). Never
  * touches EntityChange, and writes no notification: the person asked for a second reading of old pages, not news.
  * Idempotent per (run, entity, version): re-judging under the same version again adds nothing. Returns the count
  * inserted.

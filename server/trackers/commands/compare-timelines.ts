@@ -5,7 +5,7 @@ import { canonicalJson } from "../../lib/canonical-json";
 type TComparison = Pick<TReplayResult, "added" | "removed" | "changed" | "counts" | "summary">;
 
 /**
- * Side by side (issue 18): the recorded timeline and the replayed one matched by run — entries only the replay has
+ * Side by side (docs/replay.md): the recorded timeline and the replayed one matched by run — entries only the replay has
  * (added), only the record has (removed), and both have with another verdict or delta (changed) — with the one
  * sentence a person reads first: "would have recorded 3 material changes instead of 11; would have missed: price
  * 49→44 on 12 Nov".

@@ -2,7 +2,7 @@ import type { TDb } from "../../db";
 import { deleteStaleSetupSessions } from "../../intelligence/setup";
 import { deleteStaleDraftTrackers } from "../../intelligence/tracker-store";
 
-/** A draft nobody touched for this long is discarded automatically (issue 14: drafts must not pile up). */
+/** A draft nobody touched for this long is discarded automatically (docs/trackers.md, "The trackers list": drafts must not pile up). */
 export const STALE_DRAFT_DAYS = 14;
 const DAY_MS = 24 * 60 * 60_000;
 

@@ -16,7 +16,7 @@ export type TRejudgeHistoryResult = {
 };
 
 /**
- * "Lock with history" (issue 18, optional and explicit): after vN+1 is locked, re-judges the stored captures under it
+ * "Lock with history" (docs/replay.md; optional and explicit): after vN+1 is locked, re-judges the stored captures under it
  * and records the entries it would have recorded as re-judged (RejudgedChange), beside the originals, which stay as
  * the history of vN (the timeline is append-only). Code rules and stored verdicts only: no model call — a field only
  * the agent could judge anew is flagged notable for the person, as in rules mode. Owner-checked. Idempotent:

@@ -29,7 +29,7 @@ export type TReplaySeams = {
 };
 
 /**
- * Replays a tracker's draft (or locked) definition over its stored captures (issue 18): fill → diff → judge in
+ * Replays a tracker's draft (or locked) definition over its stored captures (docs/replay.md): fill → diff → judge in
  * memory, nothing written to the timeline. Owner-checked (another person's tracker is NOT_FOUND). A first pass
  * makes no model call and counts what a full replay would need — the plan, stated before any call; a second pass
  * asks the model only when a budget was given and there is something to ask. planOnly → the first pass only.

@@ -3,7 +3,7 @@ import type { TDb } from "../../db";
 import { getTracker } from "../../intelligence/tracker-store";
 import { listRejudgedChanges } from "../../timeline";
 
-/** The tracker page's "re-judged under vN" history (issue 18: lock with history). Owner-checked. */
+/** The tracker page's "re-judged under vN" history (docs/replay.md, "Lock with history"). Owner-checked. */
 export async function getRejudgedHistory(
   db: TDb,
   input: { userId: string; trackerId: string },

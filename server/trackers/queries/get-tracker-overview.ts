@@ -14,7 +14,7 @@ export type TTrackerOverview = {
   /** Every version, newest first (drafts included), with what changed from the one before. */
   versions: (TDefinitionVersionView & { changes: string[] })[];
   state: (TCurrentState & { entityKey: string }) | null;
-  /** Captures kept for replaying definition edits (issue 18) and their stored (compressed) bytes. */
+  /** Captures kept for replaying definition edits (docs/replay.md) and their stored (compressed) bytes. */
   storedHistory: { captures: number; bytes: number };
   /** Some scheduler was seen lately (docs/scheduling.md): when not, an overdue tracker's page says why. */
   keepingWatch: boolean;

@@ -48,7 +48,7 @@ export function describeDefinition(
         name: field.name,
         type: field.type === "money" && field.currency ? `money (${field.currency})` : field.type,
         description: field.description,
-        // Context rules are checked first (README: Context files), so they read first.
+        // Context rules are checked first (docs/context-files.md), so they read first.
         rule: [
           ...contextRules.map((r) => describeContextRule(r, definition.contextValues)),
           describeRule(field, ruleForField(definition, field.name)),
