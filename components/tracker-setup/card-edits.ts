@@ -4,8 +4,8 @@
  * Imports stay client-safe: describe-rule and the schema types only (field-schema pulls an HTML parser).
  */
 import { describeRule } from "@/contracts/definition/describe-rule";
+import type { TField, TFieldType } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule, TThresholdCombine } from "@/contracts/definition/materiality-rule-schema";
-import type { TField, TFieldType } from "@/server/intelligence/definition/field-schema";
 
 export const CARD_FIELD_TYPES = [
   "number",

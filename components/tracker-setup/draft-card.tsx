@@ -1,9 +1,9 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import type { TField } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
-import type { TField } from "@/server/intelligence/definition/field-schema";
 import {
   addField,
   asCardDefinition,

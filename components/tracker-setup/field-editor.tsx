@@ -2,8 +2,8 @@
 
 import { useEffect, useId, useRef } from "react";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
+import type { TField } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
-import type { TField } from "@/server/intelligence/definition/field-schema";
 import { CARD_FIELD_TYPES, FIELD_TYPE_LABELS, isNumericType, type TFieldForm, type TRuleForm } from "./card-edits";
 import { fieldInput as input, fieldLabel as labelText } from "./field-editor-styles";
 import { RuleEditor } from "./rule-editor";

@@ -1,8 +1,8 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import type { TField } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
-import type { TField } from "@/server/intelligence/definition/field-schema";
 import { formToField, formToRule, isNumericType, type TFieldForm, type TRuleForm } from "./card-edits";
 
 /**
