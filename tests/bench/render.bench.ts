@@ -11,7 +11,7 @@ import { procStat } from "./proc-stat";
 import { mean, median, percentile } from "./stats";
 
 /**
- * Render benchmark (docs/refresh.md, "Pages that need a browser"): what a refresh costs when its page needs a browser, next to the same page
+ * Render benchmark (docs/page-reading.md, "Pages that need a browser"): what a refresh costs when its page needs a browser, next to the same page
  * served with its content in the HTML (plain fetch), in one run. Same price, same definition (a CSS
  * extractor, rules mode: no model), same database (in-memory PGlite) and fixture site; both sides use
  * `render: auto` as a tracker would (the shells are remembered after the baseline, so the measured rounds

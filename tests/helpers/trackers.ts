@@ -64,7 +64,7 @@ export function priceBody(price: string): string {
 }
 
 /**
- * The browser for rendering tests (docs/refresh.md, "Pages that need a browser"): the system Chromium (CHROMIUM_PATH, /usr/bin/chromium…), never
+ * The browser for rendering tests (docs/page-reading.md, "Pages that need a browser"): the system Chromium (CHROMIUM_PATH, /usr/bin/chromium…), never
  * installed from here. Undefined (and a printed reason) where none exists: those tests skip with that message.
  */
 export function testBrowserConfig(overrides: Partial<TBrowserConfig> = {}): TBrowserConfig | undefined {

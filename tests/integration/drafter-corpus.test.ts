@@ -4,7 +4,7 @@ import { drafterLines, scoreDrafter, type TDrafterSummary } from "../fixtures/co
 import { ARTICLE_PAGES, CORPUS_PAGES } from "../fixtures/corpus/pages";
 
 /**
- * The rules-mode drafter over the page corpus (docs/trackers.md, "Drafts anchored by meaning, not position"): each page is read the way setup reads it
+ * The rules-mode drafter over the page corpus (docs/intelligence.md, "Drafts anchored by meaning, not position"): each page is read the way setup reads it
  * (structured document + the page reading, CSS answered in the real page worker), drafted, and the
  * draft is filled by code — on the sample, with a promotion line and an ad with a price inserted above
  * the product, and after a price change. The figures are printed (also by `npm run bench -- corpus`).

@@ -18,7 +18,7 @@ import {
 } from "../helpers/trackers";
 
 /**
- * Pages that need a browser through the real refresh path (docs/refresh.md): real Chromium, PGlite, the fixture
+ * Pages that need a browser through the real refresh path (docs/page-reading.md): real Chromium, PGlite, the fixture
  * site and the fixture model server; no network.
  */
 

@@ -13,7 +13,7 @@ import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { localCapabilityConfig, testBrowserConfig } from "../helpers/trackers";
 
 /**
- * web.scrape `render` (docs/refresh.md, "Pages that need a browser") with the real system Chromium and the local fixture site, no network:
+ * web.scrape `render` (docs/page-reading.md, "Pages that need a browser") with the real system Chromium and the local fixture site, no network:
  * render modes, the browser's request guards, and a browser killed mid-render.
  */
 

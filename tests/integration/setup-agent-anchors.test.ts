@@ -19,7 +19,7 @@ import { dataPart, setupTurn } from "../helpers/setup-turn";
 import { fixtureModel, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * The drafting agent and anchors (docs/trackers.md, "Drafts anchored by meaning, not position"), with the real @ai-sdk/openai client on the fixture model
+ * The drafting agent and anchors (docs/intelligence.md, "Drafts anchored by meaning, not position"), with the real @ai-sdk/openai client on the fixture model
  * server: the sample the model reads leads with the page reading (the product's offers and their
  * pointers, the own price's anchor, the skipped old/promotional prices, availability) and the
  * instructions say to prefer offers, then label/CSS anchors, never /prices/N. A recorded answer anchored

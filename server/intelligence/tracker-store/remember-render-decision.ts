@@ -1,7 +1,7 @@
 import type { TDb } from "../../db";
 
 /**
- * web.scrape `render: "auto"` found the tracker's page to be an app shell (docs/refresh.md, "Pages that need a browser"): remember it in the
+ * web.scrape `render: "auto"` found the tracker's page to be an app shell (docs/page-reading.md, "Pages that need a browser"): remember it in the
  * tracker's stored capability input (`autoRender: true`), which the refresh already loads with the lease, so
  * later refreshes render straight away instead of fetching the shell first — no new column, no extra read on
  * the hot path. Written once per tracker (plain pages write nothing: the fetch they do anyway is the probe).
