@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePageWorkers, executeCapability } from "@/server/capabilities";
+import { executeCapability } from "@/server/capabilities";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { createSetupSession, getSetupState, lockSetup } from "@/server/intelligence/setup";
 import { queryTimeline } from "@/server/timeline";
 import { listTrackerSummaries } from "@/server/trackers";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import type { TFixtureSite } from "../fixtures/site/site";
 import { makeTextlessPdf } from "../helpers/context-fixtures";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TTestDb } from "../helpers/db";
 import { makePriceListPdf, type TPriceList } from "../helpers/pdf-price-list";
 import { setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -31,16 +31,8 @@ const LIST: TPriceList = { prices: { "Widget A": "$12.00", "Gadget Pro": "$120.0
 const servePdf = (path: string, base64: string, contentType = "application/pdf") =>
   site.setPage(path, { bodyBase64: base64, contentType });
 
-beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
-});
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-  await closePageWorkers();
-});
+beforeAll(async () => ({ t, site, userId } = await openSiteWorld()));
+afterAll(() => closeSiteWorld(t, site));
 
 describe("web.pdf", () => {
   it("setup routes a PDF address here and drafts the named price and the text; metadata is no change; a price and a clause are", async () => {

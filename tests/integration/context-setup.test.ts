@@ -3,12 +3,12 @@ import { saveContextFile } from "@/server/context";
 import { refreshTracker } from "@/server/intelligence/refresh";
 import { applyContextFilesToDraft, createSetupSession, getSetupState } from "@/server/intelligence/setup";
 import { queryTimeline } from "@/server/timeline";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { rivalPage } from "../fixtures/context-example";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
+import type { TFixtureSite } from "../fixtures/site/site";
 import { utf8 } from "../helpers/context-fixtures";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -21,15 +21,8 @@ let t: TTestDb;
 let site: TFixtureSite;
 let userId: string;
 
-beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
-});
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+beforeAll(async () => ({ t, site, userId } = await openSiteWorld()));
+afterAll(() => closeSiteWorld(t, site));
 
 const turn = (sessionId: string, text: string) =>
   setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig([site.url]), model: null });

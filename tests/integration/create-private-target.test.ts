@@ -3,10 +3,10 @@ import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { createApiToken } from "@/server/api-tokens";
 import { makeCapabilityConfig, type TCapabilityConfig } from "@/server/capabilities";
 import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 
 /**
  * docs/design.md §8, refused at the door: a page whose host is, or resolves to, a private, loopback or link-local address
@@ -48,16 +48,11 @@ function config(allowHosts: string[] = []): TCapabilityConfig {
 }
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   token = (await createApiToken(t.db, { userId, name: "ci" })).token;
   site.setPage("/shop", { body: "<html><head><title>Shop</title></head><body><p>Price 10</p></body></html>" });
 });
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeSiteWorld(t, site));
 
 const definition = {
   fields: [{ name: "price", type: "number", description: "Price" }],

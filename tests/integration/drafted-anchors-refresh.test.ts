@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePageWorkers } from "@/server/capabilities";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { createSetupSession, getSetupState } from "@/server/intelligence/setup";
 import { queryTimeline } from "@/server/timeline";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import {
   CORPUS_PAGES,
   insertAboveProduct,
@@ -12,9 +10,10 @@ import {
   type TCorpusPage,
   volatileFor,
 } from "../fixtures/corpus/pages";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -29,16 +28,8 @@ let t: TTestDb;
 let site: TFixtureSite;
 let userId: string;
 
-beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
-});
-afterAll(async () => {
-  await site?.close();
-  await closePageWorkers();
-  await t?.close();
-});
+beforeAll(async () => ({ t, site, userId } = await openSiteWorld()));
+afterAll(() => closeSiteWorld(t, site));
 
 const options = (): TRefreshOptions => ({
   trigger: "manual",

@@ -12,10 +12,10 @@ import {
 } from "@/components/tracker-setup/card-edits";
 import { AppError } from "@/server/errors";
 import { createSetupSession, getSetupState, saveSetupDraft } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /** Draft-card edits through the real save path: valid edits are stored, invalid ones refused with nothing saved. */
@@ -30,15 +30,10 @@ let site: TFixtureSite;
 let userId: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   site.setPage("/pricing", { body: PRICING });
 });
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeSiteWorld(t, site));
 
 async function draftedSession() {
   const session = await createSetupSession(t.db, { userId });

@@ -10,10 +10,10 @@ import {
   startSetupTurn,
   textMessage,
 } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /** The setup transcript as rows: appended, never rewritten; validated on load; sessions per person bounded. */
@@ -23,15 +23,10 @@ let site: TFixtureSite;
 let userId: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   site.setJson("/api/plan", { plan: "pro", price: 45, seats: 5 });
 });
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeSiteWorld(t, site));
 
 const turn = (sessionId: string, text: string) =>
   setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig([site.url]), model: null });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePageWorkers, formatStructuredDocument } from "@/server/capabilities";
+import { formatStructuredDocument } from "@/server/capabilities";
 import type { TTrackerDefinition } from "@/server/intelligence/definition";
 import { applyExtractors } from "@/server/intelligence/fill";
 import {
@@ -9,13 +9,13 @@ import {
   pointAtElement,
   rereadSetupPage,
 } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES, type TPlanPage, type TPlanPrices } from "../fixtures/corpus/pages/plans";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { elementShowing } from "../helpers/page-view";
 import { setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -31,16 +31,8 @@ let userId: string;
 const pageOf = (id: string) => PLAN_PAGES.find((p) => p.id === id) as TPlanPage;
 const config = () => localCapabilityConfig([site.url]);
 
-beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
-});
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-  await closePageWorkers();
-});
+beforeAll(async () => ({ t, site, userId } = await openSiteWorld()));
+afterAll(() => closeSiteWorld(t, site));
 
 async function startSetup(page: TPlanPage, decision: string) {
   site.setPage(page.path, { body: page.render(page.prices, volatileFor(0)) });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closePageWorkers, formatStructuredDocument } from "@/server/capabilities";
+import { formatStructuredDocument } from "@/server/capabilities";
 import type { TField, TTrackerDefinition } from "@/server/intelligence/definition";
 import { applyExtractors } from "@/server/intelligence/fill";
 import {
@@ -8,12 +8,12 @@ import {
   getSetupState,
   listPriceCandidates,
 } from "@/server/intelligence/setup";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { volatileFor } from "../fixtures/corpus/pages";
 import { PLAN_PAGES, type TPlanPage, type TPlanPrices } from "../fixtures/corpus/pages/plans";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -30,19 +30,13 @@ let userId: string;
 const pageOf = (id: string) => PLAN_PAGES.find((p) => p.id === id) as TPlanPage;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   for (const id of ["table-plans-as-rows", "names-in-buttons"]) {
     const p = pageOf(id);
     site.setPage(p.path, { body: p.render(p.prices, volatileFor(0)) });
   }
 });
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-  await closePageWorkers();
-});
+afterAll(() => closeSiteWorld(t, site));
 
 const turn = (sessionId: string, text: string) =>
   setupTurn(t.db, { userId, sessionId, text, config: localCapabilityConfig([site.url]), model: null });

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeBrowsers, type TCapabilityConfig } from "@/server/capabilities";
 import { createSetupSession, getSetupState, setSetupReadMode } from "@/server/intelligence/setup";
 import { getTracker } from "@/server/intelligence/tracker-store";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { jsFilledPricePage } from "../fixtures/site/js-pages";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig, testBrowserConfig } from "../helpers/trackers";
 
 /**
@@ -23,16 +23,13 @@ let site: TFixtureSite;
 let userId: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   site.setPage("/trail-runner", jsFilledPricePage({ price: "$129.00" }));
   site.setPage("/trail-runner-loading", jsFilledPricePage({ price: "$129.00", placeholder: "Loading…" }));
 });
 afterAll(async () => {
   await closeBrowsers();
-  await site?.close();
-  await t?.close();
+  await closeSiteWorld(t, site);
 });
 
 function config(withBrowser: boolean): TCapabilityConfig {

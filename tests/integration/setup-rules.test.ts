@@ -10,11 +10,11 @@ import {
 } from "@/server/intelligence/setup";
 import { getLockedDefinition } from "@/server/intelligence/tracker-store";
 import { listDefinitionVersions } from "@/server/trackers";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { ARTICLE_PAGES } from "../fixtures/corpus/pages";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /** Tracker setup in rules mode (no drafter model): bind from the message, draft from structure, lock, edit → v2. */
@@ -29,17 +29,12 @@ let site: TFixtureSite;
 let userId: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
+  ({ t, site, userId } = await openSiteWorld());
   site.setPage("/pricing", { body: PRICING });
   site.setJson("/api/plan", { plan: "pro", price: 45, seats: 5, active: true });
   site.setPage("/logo.png", { body: "PNG", contentType: "image/png" });
 });
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeSiteWorld(t, site));
 
 const refreshOptions = () => ({
   trigger: "manual" as const,

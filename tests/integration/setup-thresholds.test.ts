@@ -18,10 +18,10 @@ import {
   saveSetupDraft,
 } from "@/server/intelligence/setup";
 import { getLockedDefinition, getTracker } from "@/server/intelligence/tracker-store";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
 import { dataPart, setupTurn } from "../helpers/setup-turn";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -39,15 +39,8 @@ let t: TTestDb;
 let site: TFixtureSite;
 let userId: string;
 
-beforeAll(async () => {
-  t = await createTestDb();
-  site = await startFixtureSite();
-  userId = (await ensureLocalUser(t.db)).id;
-});
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+beforeAll(async () => ({ t, site, userId } = await openSiteWorld()));
+afterAll(() => closeSiteWorld(t, site));
 
 const config = () => localCapabilityConfig([site.url]);
 const turn = (sessionId: string, text: string) =>
