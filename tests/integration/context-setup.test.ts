@@ -12,7 +12,7 @@ import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue 16, setup in rules mode: a file attached while drafting that states "our price is 10.00" makes the card
+ * Context files in setup, rules mode (docs/context-files.md, "While drafting"): a file attached while drafting that states "our price is 10.00" makes the card
  * bind our_price and propose "material when it drops below our_price"; once locked, the seed's move is decided by
  * code with no model.
  */

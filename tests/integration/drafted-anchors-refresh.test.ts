@@ -17,7 +17,7 @@ import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Drafts anchored by meaning, end to end (issue 12): a rules-mode setup turn drafts from the page the
+ * Drafts anchored by meaning, end to end (docs/intelligence.md): a rules-mode setup turn drafts from the page the
  * fixture site serves, "looks good" locks it, the first refresh records the baseline; then the page is
  * served with a promotional line and an ad with a price inserted above the product → the refresh records
  * no change row; then the product's real price changes → one material change naming the price field; then

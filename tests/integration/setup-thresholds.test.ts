@@ -25,7 +25,7 @@ import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { localCapabilityConfig } from "../helpers/trackers";
 
 /**
- * Issue 14, the setup card: a threshold typed on the card is the only one the locked definition keeps (the
+ * The setup card (docs/trackers.md, "Thresholds say how they combine"): a threshold typed on the card is the only one the locked definition keeps (the
  * drafted 1 % does not linger beside it), and in rules mode simple chat edits change the card as stated.
  */
 
