@@ -3,10 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { appRouter } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
-import { createApiToken } from "@/server/api-tokens";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { createTestDb, type TTestDb } from "../helpers/db";
-import { createActiveTracker } from "../helpers/trackers";
+import { openApiWorld } from "../helpers/api-world";
+import type { TTestDb } from "../helpers/db";
 import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
@@ -19,22 +17,7 @@ let me: TSessionUser;
 let token: string;
 let trackerId: string;
 
-beforeAll(async () => {
-  db = await createTestDb();
-  me = await ensureLocalUser(db.db);
-  token = (await createApiToken(db.db, { userId: me.id, name: "parity" })).token;
-  const { tracker } = await createActiveTracker(db.db, {
-    capability: "web.scrape",
-    capabilityInput: { url: "https://shop.example/item" },
-    definition: {
-      fields: [{ name: "price", type: "number", description: "Price" }],
-      identityRule: { kind: "canonical_url" },
-      materiality: { price: { kind: "numeric", relative: 0.05 } },
-    },
-    userId: me.id,
-  });
-  trackerId = tracker.id;
-});
+beforeAll(async () => ({ db, me, token, trackerId } = await openApiWorld("parity")));
 afterAll(async () => {
   await db?.close();
 });
