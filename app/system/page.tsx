@@ -37,8 +37,8 @@ export default async function SystemPage() {
         title="System"
         description={
           <>
-            How this Bellwether server is configured (read-only). Values come from environment variables (see the
-            README); keys and passwords are never shown. Your own preferences are in{" "}
+            How this Bellwether server is configured (read-only). Values come from environment variables (see
+            docs/configuration.md); keys and passwords are never shown. Your own preferences are in{" "}
             <Link href="/settings" className="underline underline-offset-2">
               Settings
             </Link>

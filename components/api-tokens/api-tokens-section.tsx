@@ -30,7 +30,7 @@ export function ApiTokensSection() {
         API tokens
       </h2>
       <p className="mt-1 text-sm text-stone-600 dark:text-stone-400">
-        For the public API (<code>/api/v1</code>, see the README). Send as{" "}
+        For the public API (<code>/api/v1</code>, see docs/api.md). Send as{" "}
         <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
       <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-2">

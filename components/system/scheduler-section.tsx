@@ -82,7 +82,7 @@ export function SchedulerSection({ scheduler }: { scheduler: TSchedulerDetails }
           <span role="alert" className={alertClass} data-testid="system-scheduler-nobody">
             Nothing is refreshing trackers: no scheduler has been seen lately. Turn this server's on (SCHEDULER=on or
             unset), run <code>npm run worker</code> with PostgreSQL, or call <code>/api/cron/refresh</code> on a
-            schedule (README, Scheduled refresh).
+            schedule (docs/scheduling.md).
           </span>
         )}
       </DetailRow>

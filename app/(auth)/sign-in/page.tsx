@@ -30,7 +30,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         ) : (
           <p>No account yet? Ask the owner of this Bellwether for an invite link.</p>
         )}
-        <p>Forgot your password? The owner can reset it from the command line (see the README).</p>
+        <p>Forgot your password? The owner can reset it from the command line (see docs/accounts.md).</p>
       </div>
     </AuthCard>
   );
