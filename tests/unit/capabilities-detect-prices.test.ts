@@ -59,7 +59,7 @@ describe("detectPrices", () => {
     expect(detectPrices("$1 ".repeat(500), 10)).toHaveLength(10);
   });
 
-  it("reads local tokens and separators (issue 12)", () => {
+  it("reads local tokens and separators", () => {
     const text = "Rp 31.500 · 171900 руб. · 6 300 Р · 9 472 Ft · 145,00 lei · 69,50 TL · 950 грн. · 199 kr · 45,00 zł";
     expect(detectPrices(text).map((p) => [p.amount, p.currency])).toEqual([
       [31500, "IDR"],

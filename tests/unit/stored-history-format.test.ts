@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeStoredHistory, formatBytes } from "@/components/trackers/format";
 
-describe("the tracker page's stored-history line (issue 18)", () => {
+describe("the tracker page's stored-history line (docs/replay.md)", () => {
   it("formats bytes readably", () => {
     expect(formatBytes(0)).toBe("0 B");
     expect(formatBytes(999)).toBe("999 B");
