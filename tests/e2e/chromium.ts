@@ -15,7 +15,7 @@ const CANDIDATES = [
   "/opt/google/chrome/chrome",
 ];
 
-/** Headless in a container as root, and quiet on a closed network (see STACK.md). */
+/** Headless in a container as root, and quiet on a closed network (Chromium as root in a container needs --no-sandbox; nothing may reach the network). */
 export const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",

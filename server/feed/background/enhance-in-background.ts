@@ -8,7 +8,7 @@ import { getUserSettings } from "../../settings/user-settings";
 import { buildFeed } from "../build-feed";
 
 /**
- * The slow path without a page load (seed 000 "Execution model", docs/design.md §6): rebuild one person's feed as a load
+ * The slow path without a page load (docs/design.md §6): rebuild one person's feed as a load
  * would and hand it to the enhancement manager — the same hash gate, lease, pending follow-up, backoff and budget
  * as a load — so the briefing is ready when they open the app, and open pages reload on its `feed.changed`.
  * Cheap refusals come first: rules mode and people inactive for over 2 hours cost one read, no source fetch.

@@ -113,7 +113,7 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
       location: o.location,
       allDay: o.allDay,
       ...(o.recurrenceId ? { recurring: true } : {}),
-      // Part of the enhancement's input: an event becoming imminent is a context change (seed 000), so its
+      // Part of the enhancement's input: an event becoming imminent is a context change (docs/design.md §6), so its
       // logistics are written again for "leave now" rather than "tomorrow".
       ...(soon ? { startsSoon: true } : {}),
     },
@@ -124,7 +124,7 @@ export function eventItem(o: TCalendarOccurrence, start: Date, end: Date | null,
       { key: "logistics", type: "Slot", props: { name: "logistics" } },
       { key: "weather", type: "Slot", props: { name: "weather" } },
     ]),
-    // The slots the design gives a calendar card (seed 000): context, logistics, weather.
+    // The slots the design gives a calendar card (docs/feed.md): context, logistics, weather.
     slots: {
       context: {
         description:
