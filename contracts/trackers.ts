@@ -174,15 +174,24 @@ export const ZListTrackersRequestSchema = z.object({
 });
 export const ZListTrackersResponseSchema = z.object({ trackers: z.array(ZTrackerSummarySchema) });
 
+/**
+ * The create body's capability input and definition pass the edge as objects and are checked in full by the server:
+ * the input by the bound capability, the definition with the checks only the server can run (docs/api.md). The OpenAPI
+ * document shows their full shape in their place (server/api/rest/openapi.ts): the registry's input schemas and
+ * contracts/definition/tracker-definition-schema.ts.
+ */
+export const ZCapabilityInputBodySchema = z
+  .record(z.string(), z.unknown())
+  .describe('The capability input, e.g. {"url": "https://…"} or {"placeId": "…"}');
+export const ZDefinitionBodySchema = z
+  .record(z.string(), z.unknown())
+  .describe("The tracker definition: fields, identityRule, materiality (validated in full on create)");
+
 export const ZCreateTrackerRequestSchema = z.object({
   decision: zText({ min: 1, max: 500, label: "The decision" }).describe("The question this tracker serves"),
   capability: z.enum(CAPABILITY_NAMES),
-  capabilityInput: z
-    .record(z.string(), z.unknown())
-    .describe('The capability input, e.g. {"url": "https://…"} or {"placeId": "…"}'),
-  definition: z
-    .record(z.string(), z.unknown())
-    .describe("The tracker definition: fields, identityRule, materiality (validated in full on create)"),
+  capabilityInput: ZCapabilityInputBodySchema,
+  definition: ZDefinitionBodySchema,
   scheduleMinutes: ZScheduleMinutesSchema.optional(),
 });
 export const ZCreateTrackerResponseSchema = z.object({

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import { ZErrorBodySchema } from "@/contracts/common";
+import { ZContextRuleSchema, ZContextValueSchema } from "@/contracts/definition/context-rule-schema";
+import { ZExtractorSchema, ZFieldSchema } from "@/contracts/definition/field-schema";
+import { ZIdentityRuleSchema } from "@/contracts/definition/identity-rule-schema";
+import { ZMaterialityRuleSchema } from "@/contracts/definition/materiality-rule-schema";
+import { ZTrackerDefinitionSchema } from "@/contracts/definition/tracker-definition-schema";
+import { ZCapabilityInputBodySchema, ZDefinitionBodySchema } from "@/contracts/trackers";
+import { listCapabilities } from "../../capabilities";
 import { pathParamNames, type TRestRoute } from "./define-route";
 import { REST_ROUTES } from "./routes";
 
@@ -9,9 +16,31 @@ import { REST_ROUTES } from "./routes";
  * with, so it cannot drift from what is served. Served at /api/v1/openapi.json.
  */
 
+/**
+ * The capability input as clients write it: any one of the registry's input schemas (each titled by its capability's
+ * name), so a capability added to the registry is documented with it (docs/capabilities.md). anyOf, not oneOf: inputs
+ * may overlap (web.scrape and web.pdf both take a url). Input side: defaults and transforms are the server's.
+ */
+function capabilityInputSchema(): z.ZodType {
+  const inputs = listCapabilities().map((c) => c.inputSchema.meta({ title: c.name }));
+  return z
+    .union(inputs as [z.ZodType, ...z.ZodType[]])
+    .meta({ id: "CapabilityInput", description: ZCapabilityInputBodySchema.description });
+}
+
+/**
+ * Body fields the edge takes as plain objects and the server checks in full (contracts/trackers.ts), documented by
+ * their full schema: a generated client can then type a definition and a capability input (docs/api.md).
+ */
+function documented(schema: z.ZodType | undefined): z.ZodType | undefined {
+  if (schema === ZDefinitionBodySchema) return ZTrackerDefinitionSchema.meta({ id: "TrackerDefinition" });
+  if (schema === ZCapabilityInputBodySchema) return capabilityInputSchema();
+  return schema;
+}
+
 /** The part of a request schema with these keys (from its shape: `.pick` refuses refined objects). */
 function pick(schema: TRestRoute["request"], keys: string[]) {
-  return keys.length ? z.object(Object.fromEntries(keys.map((k) => [k, schema.shape[k]]))) : undefined;
+  return keys.length ? z.object(Object.fromEntries(keys.map((k) => [k, documented(schema.shape[k])]))) : undefined;
 }
 
 function operation(route: TRestRoute): ZodOpenApiOperationObject {
@@ -79,7 +108,18 @@ export function buildOpenApiDocument() {
           "(Settings → API tokens). Errors are `{error: {code, message, details?, fieldErrors?}}`.",
       },
       servers: [{ url: "/api/v1" }],
-      components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
+        // The definition's parts as named schemas, so clients can name them too (materiality rules by `kind`).
+        schemas: {
+          Field: ZFieldSchema,
+          Extractor: ZExtractorSchema,
+          IdentityRule: ZIdentityRuleSchema,
+          MaterialityRule: ZMaterialityRuleSchema,
+          ContextValue: ZContextValueSchema,
+          ContextRule: ZContextRuleSchema,
+        },
+      },
       paths,
     },
     {
