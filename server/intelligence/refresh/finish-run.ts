@@ -1,0 +1,82 @@
+import type { TCheckOutcome } from "../../events";
+import { prepareEvent } from "../../events";
+import { storeCaptureSql } from "../../timeline";
+import { refreshSuccessSql } from "../tracker-store";
+import type { THealthUpdate } from "./field-health";
+import type { TKeptCapture } from "./keep-capture";
+import { RefreshFailure } from "./refresh-failure";
+import { recordResult, type TRefreshResult } from "./refresh-result";
+import { checkedEvent, runRecordOf, type TRunContext } from "./run-context";
+import { type TRunFinalInput, writeRunFinal } from "./run-record";
+import type { TRunStep } from "./run-steps";
+import type { TTimelineWrites } from "./timeline-writes";
+
+/** How a successful run ends; everything else its final write carries comes from the run itself. */
+export type TRunEnding = {
+  outcome: Exclude<TCheckOutcome, "failed">;
+  summary: string;
+  /** Field health after this run, folded into the tracker's bookkeeping; absent → kept as it was. */
+  health?: THealthUpdate | null | undefined;
+  /** New content's capture, stored in the same write. */
+  keep?: TKeptCapture;
+  /** The timeline's parts (timeline-writes.ts). */
+  writes: TTimelineWrites;
+  /** A recorded change's materiality: `tracker.changed` rides in the write. */
+  changed?: "material" | "notable" | null;
+};
+
+/**
+ * Step 7, the one write of a successful run, unchanged or not: run record, usage ledger and tracker bookkeeping
+ * (fenced on the lease, which also writes the next run) and the timeline's parts, in ONE statement — no transaction,
+ * no read-back (docs/design.md §3). Lost the lease → nothing written, LEASE_LOST.
+ */
+export async function finishRun(
+  ctx: TRunContext,
+  { keep, writes, changed, ...ending }: TRunEnding,
+): Promise<TRefreshResult> {
+  const { db, options, tracker, steps } = ctx;
+  // An unchanged run's write may join the claim loop's batch; one that stores or changes anything is its own.
+  const write: (input: TRunFinalInput) => Promise<{ held: boolean }> =
+    options.finalWrites && ending.outcome === "unchanged" && !keep && !changed
+      ? options.finalWrites.write
+      : (input) => writeRunFinal(db, input);
+  // Both events are folded into the final statement and delivered here once it committed.
+  const checked = checkedEvent(ctx, ending.outcome);
+  // Whoever shows trackers (the feed, open tracker pages) hears of a recorded change once it committed; the hot
+  // loop does not know them (docs/design.md §2).
+  const changedEvent = changed
+    ? prepareEvent("tracker.changed", { userId: tracker.userId, trackerId: tracker.id, materiality: changed })
+    : undefined;
+  // Unchanged, the state stamp; new content, the change row (and its outbox row), the new state and the capture.
+  const extra = (at: Date, guard: string) =>
+    keep ? [...writes(at, guard), storeCaptureSql(keep.capture, guard)] : writes(at, guard);
+
+  steps.start("append");
+  const appendStarted = performance.now();
+  // The write's own duration cannot be inside its own record: "append" measures up to sending it.
+  const step: TRunStep = { step: "append", status: "ok", ms: Math.round(performance.now() - appendStarted) };
+  steps.steps.push(step);
+  const run = {
+    ...runRecordOf(ctx, { status: "completed", outcome: ending.outcome, summary: ending.summary }),
+    ...(keep ? { captureId: keep.capture.id, replayBasis: keep.basis } : {}),
+  };
+  const { held } = await write({
+    fence: refreshSuccessSql({
+      ...ctx.fence,
+      scheduleMinutes: tracker.scheduleMinutes,
+      now: run.finishedAt,
+      fieldHealth: ending.health,
+    }),
+    run,
+    ledger: ctx.ledger.entries,
+    fenced: true,
+    extra: (guard) => extra(run.finishedAt, guard),
+    notify: [checked.notify, changedEvent?.notify ?? null],
+  });
+  if (!held)
+    throw new RefreshFailure("LEASE_LOST", "Another refresh took over this tracker; nothing was written.", true);
+  checked.deliverHere();
+  changedEvent?.deliverHere();
+  steps.announce(step);
+  return recordResult(run, false);
+}
