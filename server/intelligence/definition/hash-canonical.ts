@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "../../lib/canonical-json";
 
 /**
- * sha256 (hex) of canonicalJson(value). Server-only (node:crypto), so it is not re-exported from the
- * definition index, which client components (rule descriptions in the setup UI) may import.
+ * sha256 (hex) of canonicalJson(value). Server-only (node:crypto), like this whole folder: client code takes the
+ * definition's shape from contracts/definition.
  */
 export function hashCanonical(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");

@@ -1,3 +1,7 @@
+/**
+ * The server's door to the tracker definition: its shape from contracts/definition (shared with the browser) with the
+ * checks only the server can run (regex-safety, CSS selectors), and the server's helpers on it (record schemas, rules).
+ */
 export * from "@/contracts/definition/context-rule-schema";
 export * from "@/contracts/definition/describe-rule";
 export * from "@/contracts/definition/format-number";
