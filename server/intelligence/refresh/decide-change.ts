@@ -18,9 +18,9 @@ import { evaluateContextRules, evaluateDeltas, pickUndecided, summariseVerdicts 
 import { describeDeltas } from "./describe-outcome";
 
 /**
- * The judging half of a refresh, shared by the hot loop and replay (issue 18), so a replay of the locked definition
- * decides exactly as the refresh did: code rules (context rules first), then ONE model call for the rest, then which
- * deltas are kept and which record becomes the next baseline.
+ * The judging half of a refresh, shared by the hot loop and replay (docs/replay.md), so a replay of the locked
+ * definition decides exactly as the refresh did: code rules (context rules first), then ONE model call for the rest,
+ * then which deltas are kept and which record becomes the next baseline.
  */
 
 /** Per field, how it was decided (stored on the change row and shown in the timeline). */
@@ -64,8 +64,8 @@ export type TJudgeAllResult = {
 
 /**
  * Rules first (free, reproducible), then ONE model call for what they cannot decide, with the most relevant chunks
- * of this tracker's context files (issue 16); the excerpts it saw and the ones it cited go on the change row. Rules
- * mode still retrieves them, so the files are listed beside the changes it leaves to the person.
+ * of this tracker's context files (docs/context-files.md); the excerpts it saw and the ones it cited go on the change
+ * row. Rules mode still retrieves them, so the files are listed beside the changes it leaves to the person.
  */
 export async function judgeAll(
   db: TDb,

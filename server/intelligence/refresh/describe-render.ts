@@ -11,8 +11,8 @@ export function renderInfoOf(results: unknown): TRenderInfo | undefined {
 }
 
 /**
- * For the crawl step's detail in the runs log (issue #17: runs show whether they rendered and what it cost):
- * "rendered in a browser (842 ms, 3 requests blocked)" or "plain fetch".
+ * For the crawl step's detail in the runs log, which shows whether a run rendered and what it cost
+ * (docs/page-reading.md): "rendered in a browser (842 ms, 3 requests blocked)" or "plain fetch".
  */
 export function describeRender(render: TRenderInfo): string {
   if (!render.rendered) return render.reason ? `plain fetch (${render.reason})` : "plain fetch";

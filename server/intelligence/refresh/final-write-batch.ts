@@ -27,7 +27,7 @@ type TQueued = {
 };
 
 /**
- * The claim loop's batch of unchanged runs' final writes (issue "Refresh at the floor"): on this hardware a
+ * The claim loop's batch of unchanged runs' final writes (docs/benchmarks.md, `--hot-path claim`): on this hardware a
  * statement costs the server's one JS thread ~0.4 ms whatever it carries (the driver's work, and the write that
  * wakes the database, which then runs on the same two cores) — more than the rest of an unchanged refresh. Queued
  * writes go as ONE statement (`writeRunFinals`: each run fenced on its own lease, so one that lost its lease

@@ -10,7 +10,7 @@ import type { TRunStep } from "./run-steps";
 
 /**
  * The RefreshRun and CapabilityCall tables (this module owns their writes). A run is written ONCE, when
- * it ends, inside the run's final statement (issue "Refresh at the floor"): the runs log never shows a run
+ * it ends, inside the run's final statement (docs/refresh.md): the runs log never shows a run
  * that never finishes, and an unchanged refresh costs one read and one write. While it runs, its progress
  * lives in memory (onStep) and its lease in the tracker row.
  */
@@ -48,7 +48,7 @@ export type TRunRecord = {
   error: { code: string; message: string; retryable: boolean } | null;
   startedAt: Date;
   finishedAt: Date;
-  /** The stored capture this run judged (a new content hash) and what it decided from it (issue 18). */
+  /** The stored capture this run judged (a new content hash) and what it decided from it (docs/replay.md). */
   captureId?: string | null;
   replayBasis?: unknown;
 };
