@@ -42,7 +42,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths?.["/trackers"]?.post?.requestBody).toBeDefined();
   });
 
-  it("documents the replay (issue 18): the tracker in the path, the period, budget and plan flag in the body", () => {
+  it("documents the replay: the tracker in the path, the period, budget and plan flag in the body", () => {
     const doc = buildOpenApiDocument();
     const replay = doc.paths?.["/trackers/{trackerId}/replay"]?.post;
     expect(replay?.operationId).toBe("replayTracker");
