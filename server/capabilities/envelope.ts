@@ -33,3 +33,15 @@ export class CapabilityFailure extends Error {
     return failed<T>(this.code, this.message, { retryable: this.retryable, details: this.details });
   }
 }
+
+/**
+ * The envelope a verb ends with when its work threw: an expected failure as itself, anything else as INTERNAL,
+ * naming what was being read ("Reading https://… failed unexpectedly: …").
+ */
+export function failedFrom<T>(err: unknown, reading: string): TCapabilityEnvelope<T> {
+  if (err instanceof CapabilityFailure) return err.toEnvelope<T>();
+  return failed<T>(
+    "INTERNAL",
+    `Reading ${reading} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`,
+  );
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CapabilityFailure, completed, failed } from "../envelope";
+import { completed, failed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "../web-scrape/format-structured-document";
@@ -53,13 +53,7 @@ async function readPlace(
     const place = normalizePlace(raw, input.placeId);
     envelope = completed({ place, document: placeToDocument(place), fetchedAt: startedAt.toISOString() });
   } catch (err) {
-    envelope =
-      err instanceof CapabilityFailure
-        ? err.toEnvelope()
-        : failed(
-            "INTERNAL",
-            `Reading the Google Maps place failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`,
-          );
+    envelope = failedFrom(err, "the Google Maps place");
   }
   await recordUsage(ctx, MAPS_PLACE, input, envelope, stats, startedAt);
   return envelope;

@@ -3,11 +3,10 @@ import { isAppError } from "../../errors";
 import { extractTextInWorker } from "../../lib/file-text/extract-in-worker";
 import { extractionBudget } from "../../lib/file-text/extraction-budget";
 import { assertPublicUrl } from "../check-public-url";
-import { CapabilityFailure, completed, failed } from "../envelope";
+import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
-import { ZWebScrapeInputSchema } from "../web-scrape";
-import { ZStructuredDocumentSchema } from "../web-scrape/format-structured-document";
+import { ZWebScrapeInputSchema, ZWebScrapeOutputSchema } from "../web-scrape";
 import { readPageInWorker } from "../web-scrape/page-worker-pool";
 import { readWebResult } from "../web-scrape/read-back";
 import { safeFetch, type TFetchStats } from "../web-scrape/safe-fetch";
@@ -30,15 +29,15 @@ const PDF_MAX_TEXT_CHARS = 500_000;
 export const ZWebPdfInputSchema = z.object({ url: ZWebScrapeInputSchema.shape.url });
 export type TWebPdfInput = z.infer<typeof ZWebPdfInputSchema>;
 
-export const ZWebPdfOutputSchema = z.object({
-  url: z.string(),
-  finalUrl: z.string(),
-  fetchedAt: z.string(),
-  status: z.number().int(),
-  contentType: z.string(),
-  /** The document's text as a structured text document; hash this. */
-  document: ZStructuredDocumentSchema,
-  contentHash: z.string().optional(),
+export const ZWebPdfOutputSchema = ZWebScrapeOutputSchema.pick({
+  url: true,
+  finalUrl: true,
+  fetchedAt: true,
+  status: true,
+  contentType: true,
+  document: true,
+  contentHash: true,
+}).extend({
   /** Pages in the PDF. */
   pages: z.number().int(),
 });
@@ -91,13 +90,7 @@ async function readPdf(input: TWebPdfInput, ctx: TCapabilityContext): Promise<TC
       pages: text.units,
     });
   } catch (err) {
-    envelope =
-      err instanceof CapabilityFailure
-        ? err.toEnvelope()
-        : failed(
-            "INTERNAL",
-            `Reading ${input.url} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`,
-          );
+    envelope = failedFrom(err, input.url);
   }
   await recordUsage(ctx, WEB_PDF, input, envelope, stats, startedAt);
   return envelope;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { assertPublicUrl } from "../check-public-url";
-import { CapabilityFailure, completed, failed } from "../envelope";
+import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "./format-structured-document";
@@ -211,13 +211,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
     }
     envelope = completed(output);
   } catch (err) {
-    envelope =
-      err instanceof CapabilityFailure
-        ? err.toEnvelope()
-        : failed(
-            "INTERNAL",
-            `Reading ${input.url} failed unexpectedly: ${err instanceof Error ? err.message : String(err)}`,
-          );
+    envelope = failedFrom(err, input.url);
   }
   await recordUsage(ctx, WEB_SCRAPE, input, envelope, stats, startedAt);
   return envelope;
