@@ -1,9 +1,5 @@
-import type { TResolvedContextValue } from "../../context";
 import { encodeCapture, type TEncodedCapture } from "../../timeline";
-import type { TRecord, TTrackerDefinition } from "../definition";
-import type { TDeltas } from "../diff";
 import { replayBasisOf, storedCapturePayload, type TReplayBasis } from "../replay/replay-basis";
-import type { TDecision } from "./decide-change";
 import type { TCapture } from "./read-capture";
 
 /** New content's capture and what the run decided from it, so a replay can run any definition over it later. */
@@ -35,18 +31,7 @@ export function startCaptureEncoding(input: {
  */
 export async function keepCapture(
   encoded: Promise<TEncodedCapture>,
-  input: {
-    def: TTrackerDefinition;
-    decision: string;
-    observed: TRecord;
-    deltas: TDeltas;
-    decisions: Record<string, TDecision>;
-    bound?: Record<string, TResolvedContextValue | null>;
-  },
+  input: Parameters<typeof replayBasisOf>[0],
 ): Promise<TKeptCapture> {
-  const { bound, ...basis } = input;
-  return {
-    capture: await encoded,
-    basis: replayBasisOf({ ...basis, ...(bound ? { bound } : {}) }),
-  };
+  return { capture: await encoded, basis: replayBasisOf(input) };
 }
