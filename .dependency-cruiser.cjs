@@ -72,6 +72,14 @@ module.exports = {
       to: { path: "^server/", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "components-types-from-contracts",
+      comment:
+        "UI types come from contracts/ or from the router's outputs (components/providers/router-outputs.ts): the only server module the UI names is the router's type",
+      severity: "error",
+      from: { path: "^components/" },
+      to: { path: "^server/", pathNot: "^server/api/root\\.ts$" },
+    },
+    {
       name: "server-not-into-ui",
       comment: "Arrows run app → components → server, never back",
       severity: "error",

@@ -3,12 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
 import { LocalTime } from "@/components/format/local-time";
+import type { TChannelView } from "@/components/providers/router-outputs";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { fieldErrorsOf } from "@/components/ui/field-errors";
 import { FormField, inputClass } from "@/components/ui/form-field";
 import { CHANNEL_FORMS, CHANNEL_KINDS, type TChannelKind } from "@/contracts/notification-channel-kinds";
-import type { TChannelView } from "@/server/notifications";
 
 /** Settings → Notifications → Channels: add, Send test, last delivery status and error, resume, remove. */
 export function NotificationChannels() {

@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/format/local-time";
+import type { TSchedulerDetails } from "@/components/providers/router-outputs";
 import { DetailRow, DetailSection } from "@/components/ui/detail-list";
-import type { TSchedulerDetails } from "@/server/system/get-scheduler-details";
 
 const KIND_NAMES = {
   app: "app server",

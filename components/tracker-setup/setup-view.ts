@@ -3,7 +3,7 @@
  * chat bubbles show. The transcript (useChat's messages) is the one source; only the saved draft is
  * also kept aside, because direct card edits change it between turns.
  */
-import type { TSetupState } from "@/server/intelligence/setup/session";
+import type { TSetupState } from "@/components/providers/router-outputs";
 import type { TDraftView, TSetupMessageKind, TSetupUIMessage } from "./types";
 
 export type TSavedDraft = {

@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
+import type { TSetupState } from "@/components/providers/router-outputs";
 import { useTRPC } from "@/components/providers/trpc";
-import type { TSetupState } from "@/server/intelligence/setup/session";
 
 const POLL_MS = 1_000;
 const MAX_POLLS = 120;

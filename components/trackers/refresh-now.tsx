@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC, useTRPCClient } from "@/components/providers/trpc";
 import { buttonPrimary } from "@/components/ui/button-styles";
-import type { TRefreshResult, TRunStepEvent } from "@/server/intelligence/refresh";
+import type { TRefreshResult, TRunStepEvent } from "@/contracts/refresh-run";
 import { refreshErrorMessage } from "./refresh-error-message";
 
 type TStep = TRunStepEvent["step"];

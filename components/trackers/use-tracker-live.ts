@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
-import type { TCheckOutcome } from "@/server/events";
+import type { TCheckOutcome } from "@/contracts/refresh-run";
 
 export type TLiveState = "connecting" | "live" | "offline";
 

@@ -1,3 +1,4 @@
+import type { TCheckOutcome } from "@/contracts/refresh-run";
 /**
  * The typed events domains publish (docs/design.md §2: events sit below every domain, so the hot loop can say
  * "a tracker changed" without knowing that a feed exists). Every event belongs to one user and is only
@@ -17,7 +18,7 @@ export type TEventTopics = {
 };
 
 /** How a run ended, as `tracker.checked` reports it (the refresh outcomes of a run that ran, or "failed"). */
-export type TCheckOutcome = "unchanged" | "noise" | "notable" | "material" | "baseline" | "failed";
+export type { TCheckOutcome };
 
 export type TTopic = keyof TEventTopics;
 

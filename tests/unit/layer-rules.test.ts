@@ -23,9 +23,10 @@ const FILES: Record<string, string> = {
   // Wrong: the foundation importing a room.
   "server/db.ts": 'import "./users/local";\nexport const db = 1;\n',
   "server/users/local.ts": "export const local = 1;\n",
-  // Wrong: UI importing server runtime code (a type-only import is fine).
+  // Wrong: UI importing server runtime code, or a server module's types (only the router's type is fine).
   "components/card.ts":
-    'import "../server/feed/notify";\nimport type {} from "../server/env";\nexport const card = 1;\n',
+    'import "../server/feed/notify";\nimport type {} from "../server/env";\nimport type {} from "../server/api/root";\nexport const card = 1;\n',
+  "server/api/root.ts": "export type AppRouter = 1;\n",
   // Wrong: contracts are client-safe.
   "contracts/schema.ts": 'import "../server/env";\nexport const schema = 1;\n',
   // Wrong: a cycle.
@@ -76,6 +77,8 @@ describe("layer rules", () => {
         "layer-timeline-context-settings-users-usage-retention: server/timeline/append.ts → server/api/trpc.ts",
         "foundation-imports-no-room: server/db.ts → server/users/local.ts",
         "components-no-server-runtime: components/card.ts → server/feed/notify.ts",
+        "components-types-from-contracts: components/card.ts → server/feed/notify.ts",
+        "components-types-from-contracts: components/card.ts → server/env.ts",
         "contracts-client-safe: contracts/schema.ts → server/env.ts",
       ].sort(),
     );

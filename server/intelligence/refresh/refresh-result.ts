@@ -1,19 +1,8 @@
+import type { TRefreshOutcome, TRefreshResult } from "@/contracts/refresh-run";
 import type { TExistingRun } from "../tracker-store";
 import type { TRunRecord } from "./run-record";
 
-export type TRefreshOutcome = "unchanged" | "noise" | "notable" | "material" | "baseline" | "in_flight" | "interrupted";
-
-export type TRefreshResult = {
-  runId: string;
-  status: "completed" | "failed" | "skipped" | "running";
-  outcome: TRefreshOutcome | null;
-  /** One line for people: "no change", "noise: rating 4.4→4.3", "material: …", "failed: …". */
-  summary: string;
-  modelCalls: number;
-  error: { code: string; message: string; retryable: boolean } | null;
-  /** True when an earlier run with the same idempotency key answered and nothing was done now. */
-  replayed: boolean;
-};
+export type { TRefreshOutcome, TRefreshResult } from "@/contracts/refresh-run";
 
 /** The answer of a run that already exists (a replayed idempotency key, or the delivery that won a race). */
 export function existingResult(run: TExistingRun, replayed: boolean): TRefreshResult {

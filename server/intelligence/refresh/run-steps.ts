@@ -1,15 +1,7 @@
-import { z } from "zod";
+import type { TRunStep, TRunStepEvent } from "@/contracts/refresh-run";
 
-export const ZRunStepSchema = z.object({
-  step: z.enum(["lease", "crawl", "precheck", "fill", "diff", "judge", "append"]),
-  status: z.enum(["ok", "skipped", "failed"]),
-  ms: z.number(),
-  detail: z.string().optional(),
-});
-export type TRunStep = z.infer<typeof ZRunStepSchema>;
+export { type TRunStep, type TRunStepEvent, ZRunStepSchema } from "@/contracts/refresh-run";
 
-/** Live progress: a step starting ("running") or finished (its run-record entry). */
-export type TRunStepEvent = TRunStep | { step: TRunStep["step"]; status: "running"; ms: 0 };
 export type TOnStep = (event: TRunStepEvent) => void;
 
 /**
