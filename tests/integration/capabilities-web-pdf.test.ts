@@ -80,6 +80,25 @@ describe("web.pdf", () => {
     expect(deltas).toContain("Invoices are payable within 14 days of delivery.");
   });
 
+  it("a variant named by a capital after its word (“Widget B”) is the price drafted, not its sibling's", async () => {
+    servePdf(
+      "/variants.pdf",
+      await makePriceListPdf({ ...LIST, prices: { "Widget A": "$12.00", "Widget B": "$15.50" } }),
+    );
+    const session = await createSetupSession(t.db, { userId });
+    await setupTurn(t.db, {
+      userId,
+      sessionId: session.id,
+      text: `Is Acme raising the Widget B price? ${site.urlFor("/variants.pdf")}`,
+      config: config(),
+      model: null,
+    });
+    const state = await getSetupState(t.db, { userId, sessionId: session.id });
+    const price = state.draft?.definition.fields.find((f) => f.type === "money");
+    expect(price?.name).toBe("widget_b_price");
+    expect(JSON.stringify(state.messages)).toContain("because the decision names “Widget B”");
+  });
+
   it("reads a PDF served as a download; refuses what is not one, a PDF without text and a private address, in words", async () => {
     const read = (path: string) =>
       executeCapability("web.pdf", { url: site.urlFor(path) }, { config: config() }).then((e) => e);

@@ -21,13 +21,20 @@ const NAMING_WEIGHT = 3;
 const ANNUAL = /^(annual|annually|yearly|year|years|yr|yearly|jährlich|jahr|jahres|annuel|année|anual|annuale)$/;
 const MONTHLY = /^(month|months|monthly|mo|monat|monatlich|mois|mensuel|mes|mensual|mese)$/;
 
-/** Words of a text, lowercased, periods folded to @annual / @monthly; one letter only when a number. */
+/**
+ * Words of a text, lowercased, periods folded to @annual / @monthly; one letter only when a number — or as a
+ * capital right after a word, where it names a variant with that word ("Widget B" gives "widget" and "widget b").
+ */
 export function wordsOf(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  let previous: string | null = null;
+  for (const original of text.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const raw = original.toLowerCase();
     const w = ANNUAL.test(raw) ? "@annual" : MONTHLY.test(raw) ? "@monthly" : raw;
-    if (STOP.has(w) || (w.length < 2 && !/\d/.test(w))) continue;
-    out.push(w);
+    const letter = w.length < 2 && !/\d/.test(w);
+    if (letter && previous && /^\p{Lu}$/u.test(original)) out.push(`${previous} ${w}`);
+    previous = STOP.has(w) || letter ? null : w;
+    if (previous) out.push(w);
   }
   return out;
 }
@@ -84,7 +91,11 @@ export function matchedWords(r: TRankedCandidate, text: string): string[] {
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
   const out: string[] = [];
   for (const w of r.matched) {
-    const original = words.find((x) => wordsOf(x)[0] === w);
+    // A word, or a word and the capital after it ("Widget B").
+    const pairs = words.slice(1).map((x, i) => `${words[i]} ${x}`);
+    const original = w.includes(" ")
+      ? pairs.find((pair) => wordsOf(pair).includes(w))
+      : words.find((x) => wordsOf(x)[0] === w);
     if (original && !out.includes(original)) out.push(original);
   }
   return out;
