@@ -51,7 +51,7 @@ export const CHANNEL_FORMS: Record<TChannelKind, TChannelForm> = {
       label: "Topic URL",
       type: "url",
       placeholder: "https://ntfy.sh/your-secret-topic",
-      help: "The server and topic your ntfy app subscribes to; anyone who knows a public topic can read it, so pick a hard-to-guess name.",
+      help: "The server and topic your ntfy app subscribes to; anyone who knows a public topic can read it, so pick a hard-to-guess name. A protected topic: put its access token before the host, as https://:tk_…@ntfy.example.com/topic.",
     },
     targetProblem: (t) => {
       const url = httpUrl(t);

@@ -98,6 +98,28 @@ describe("the ntfy channel", () => {
     });
   });
 
+  it("a protected topic: the access token in the URL is sent as a header, never shown or fetched with", async () => {
+    const userId = (await t.db.user.create({ data: { name: "Tk", email: "tk@example.com" } })).id;
+    const host = new URL(ntfy.url);
+    const target = `${host.protocol}//:tk_Secret123@${host.host}/hook/private-alerts`;
+    const { channel } = await createChannel(t.db, { userId, config, channel: { kind: "ntfy", target } });
+    expect(channel.name).toBe(`ntfy · ${host.host}`);
+    const shown = JSON.stringify(await listChannels(t.db, { userId }));
+    expect(shown).not.toContain("tk_Secret123");
+    expect(shown).toContain(`${host.origin}/hook/privat…`);
+    expect((await sendTestNotice(t.db, { userId, channelId: channel.id, config })).lastStatus).toBe("sent");
+    const got = ntfy.received.at(-1);
+    expect(got?.headers.authorization).toBe("Bearer tk_Secret123");
+    expect(got?.path).toBe("/hook/");
+    expect(JSON.parse(got?.body ?? "{}").topic).toBe("private-alerts");
+
+    const password = `${host.protocol}//alice:p%40ss@${host.host}/hook/team`;
+    const basic = await createChannel(t.db, { userId, config, channel: { kind: "ntfy", target: password } });
+    await sendTestNotice(t.db, { userId, channelId: basic.channel.id, config });
+    expect(ntfy.received.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from("alice:p@ss").toString("base64")}`);
+    expect(JSON.stringify(await listChannels(t.db, { userId }))).not.toContain("p%40ss");
+  });
+
   it("refuses a URL without a topic, and a private address, naming why; nothing is stored", async () => {
     const userId = (await t.db.user.create({ data: { name: "Nt", email: "nt@example.com" } })).id;
     await expect(

@@ -7,7 +7,8 @@ import type { TChannelKindDescriptor } from "./types";
  * ntfy (https://ntfy.sh or a self-hosted server): a push to the phone or desktop apps subscribed to a topic. The
  * target is the topic's URL; the message is published as JSON to the server's root (ntfy's "publish as JSON"), so
  * titles in any language need no header encoding. The delivery id rides as a tag (a resend is recognisable), the link opens the
- * change. ntfy caps a message at 4,096 bytes: longer text is cut.
+ * change. ntfy caps a message at 4,096 bytes: longer text is cut. A protected topic's access token rides in the URL's
+ * user part and is sent as a header (ntfyCredentials).
  */
 
 const MAX_MESSAGE_BYTES = 4_000;
@@ -27,6 +28,26 @@ export function ntfyTopic(target: string): { root: string; topic: string } {
   return { root: `${url.origin}/${parts.map((p) => `${p}/`).join("")}`, topic };
 }
 
+/**
+ * A protected topic's credentials, given in the topic URL's user part (`https://:tk_…@ntfy.example.com/alerts` for an
+ * access token, `https://user:pass@…` for a password): the Authorization header ntfy expects, and the URL without
+ * them — which is what is checked, fetched and shown, so the token never reaches a log line or the page.
+ */
+export function ntfyCredentials(target: string): { url: string; authorization: string | null } {
+  const url = new URL(target);
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = "";
+  url.password = "";
+  const token = !user ? password : !password ? user : null;
+  const authorization = token
+    ? `Bearer ${token}`
+    : user && password
+      ? `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`
+      : null;
+  return { url: url.href, authorization };
+}
+
 export function ntfyBody(target: string, deliveryId: string, message: TMessage): string {
   return JSON.stringify({
     topic: ntfyTopic(target).topic,
@@ -40,13 +61,17 @@ export function ntfyBody(target: string, deliveryId: string, message: TMessage):
 export const ntfyChannel: TChannelKindDescriptor = {
   kind: "ntfy",
   signed: false,
-  checkTarget: checkUrlTarget,
-  defaultName: (target) => hostName("ntfy", target),
-  redact: redactUrl,
+  checkTarget: (config, target) => checkUrlTarget(config, ntfyCredentials(target).url),
+  defaultName: (target) => hostName("ntfy", ntfyCredentials(target).url),
+  redact: (target) => redactUrl(ntfyCredentials(target).url),
   send: async (config, { channel, deliveryId, message }) => {
-    const body = ntfyBody(channel.target, deliveryId, message);
-    await safeFetch(ntfyTopic(channel.target).root, config.fetch, {
-      post: { body, headers: { "content-type": "application/json" } },
+    const { url, authorization } = ntfyCredentials(channel.target);
+    const body = ntfyBody(url, deliveryId, message);
+    await safeFetch(ntfyTopic(url).root, config.fetch, {
+      post: {
+        body,
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+      },
       accept: "*/*",
     });
   },
