@@ -4,6 +4,7 @@ import { PLACE_FIELD_MASK, type TGooglePlace, ZGooglePlaceSchema } from "./norma
 /**
  * GET {baseUrl}/v1/places/{placeId} — Places API (New) place details. The base URL is operator
  * configuration (a local fake in tests), so it is trusted and not subject to the scrape SSRF rules.
+ * `requestPlacesJson` is shared with maps-search's text search: same key, byte cap, timeout and error wording.
  */
 export type TPlacesRequest = {
   apiKey: string;
@@ -18,7 +19,10 @@ const MAX_BYTES = 1_000_000;
 
 type TGoogleError = { error?: { code?: number; message?: string; status?: string } };
 
-function describeError(status: number, body: string, placeId: string): CapabilityFailure {
+/** What a request was for, so a 400 or 404 names what to check. */
+export type TPlacesSubject = { placeId: string } | { search: string };
+
+function describeError(status: number, body: string, subject: TPlacesSubject): CapabilityFailure {
   let g: TGoogleError["error"];
   try {
     g = (JSON.parse(body) as TGoogleError).error;
@@ -28,18 +32,19 @@ function describeError(status: number, body: string, placeId: string): Capabilit
   const why = g?.message ? `: ${g.message.slice(0, 300)}` : "";
   const tag = `${status}${g?.status ? ` ${g.status}` : ""}`;
   const details = { httpStatus: status, googleStatus: g?.status };
-  if (status === 404) {
+  if (status === 404 && "placeId" in subject) {
     return new CapabilityFailure(
       "NOT_FOUND",
-      `Google Maps has no place with ID ${placeId} (${tag}). Check the place ID; it may have been removed or merged.`,
+      `Google Maps has no place with ID ${subject.placeId} (${tag}). Check the place ID; it may have been removed or merged.`,
       false,
       details,
     );
   }
   if (status === 400) {
+    const check = "placeId" in subject ? `the place ID ${subject.placeId}` : `the search "${subject.search}"`;
     return new CapabilityFailure(
       "INVALID_INPUT",
-      `Google Maps rejected the request (${tag}${why}). Check the place ID ${placeId}.`,
+      `Google Maps rejected the request (${tag}${why}). Check ${check}.`,
       false,
       details,
     );
@@ -71,14 +76,44 @@ function describeError(status: number, body: string, placeId: string): Capabilit
 export async function fetchPlaceDetails(placeId: string, req: TPlacesRequest): Promise<TGooglePlace> {
   const url = new URL(`/v1/places/${encodeURIComponent(placeId)}`, req.baseUrl);
   if (req.languageCode) url.searchParams.set("languageCode", req.languageCode);
+  const json = await requestPlacesJson(url, { fieldMask: PLACE_FIELD_MASK }, req, { placeId });
+  const parsed = ZGooglePlaceSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new CapabilityFailure(
+      "INVALID_RESPONSE",
+      "Google Maps sent a place in an unexpected shape. It will be retried.",
+      true,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * One Places API (New) call: GET, or POST with a JSON body. Counts it in `req.stats`, caps the answer at MAX_BYTES,
+ * and throws a CapabilityFailure in words for a timeout, an unreachable server, an error status or invalid JSON.
+ */
+export async function requestPlacesJson(
+  url: URL,
+  call: { fieldMask: string; body?: unknown },
+  req: TPlacesRequest,
+  subject: TPlacesSubject,
+): Promise<unknown> {
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
   let res: Response;
   let body: string;
   try {
     req.stats.requests++;
+    const headers: Record<string, string> = {
+      "X-Goog-Api-Key": req.apiKey,
+      "X-Goog-FieldMask": call.fieldMask,
+      accept: "application/json",
+    };
+    if (call.body !== undefined) headers["content-type"] = "application/json";
     res = await fetch(url, {
-      headers: { "X-Goog-Api-Key": req.apiKey, "X-Goog-FieldMask": PLACE_FIELD_MASK, accept: "application/json" },
+      method: call.body === undefined ? "GET" : "POST",
+      headers,
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal,
       redirect: "error",
     });
@@ -105,10 +140,9 @@ export async function fetchPlaceDetails(placeId: string, req: TPlacesRequest): P
   if (body.length > MAX_BYTES) {
     throw new CapabilityFailure("INVALID_RESPONSE", "Google Maps sent an unexpectedly large response.", true);
   }
-  if (!res.ok) throw describeError(res.status, body, placeId);
-  let json: unknown;
+  if (!res.ok) throw describeError(res.status, body, subject);
   try {
-    json = JSON.parse(body);
+    return JSON.parse(body) as unknown;
   } catch {
     throw new CapabilityFailure(
       "INVALID_RESPONSE",
@@ -116,13 +150,4 @@ export async function fetchPlaceDetails(placeId: string, req: TPlacesRequest): P
       true,
     );
   }
-  const parsed = ZGooglePlaceSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new CapabilityFailure(
-      "INVALID_RESPONSE",
-      "Google Maps sent a place in an unexpected shape. It will be retried.",
-      true,
-    );
-  }
-  return parsed.data;
 }
