@@ -41,6 +41,28 @@ export const ZPageViewCandidateSchema = z.object({
   elements: z.array(z.number().int()),
 });
 
+/** A copy element's box on the page's picture, in the picture's pixels. */
+export const ZPageBoxSchema = z.object({
+  element: z.number().int(),
+  x: z.number(),
+  y: z.number(),
+  width: z.number(),
+  height: z.number(),
+});
+export type TPageBox = z.infer<typeof ZPageBoxSchema>;
+
+/**
+ * The page photographed by the server's browser (when one is configured): its size, when it was taken (the
+ * picture's version) and the boxes of the elements the view marks. A click on it is asked of `setup.elementAt`.
+ */
+export const ZPageShotSchema = z.object({
+  width: z.number().int(),
+  height: z.number().int(),
+  takenAt: z.string(),
+  boxes: z.array(ZPageBoxSchema),
+});
+export type TPageShot = z.infer<typeof ZPageShotSchema>;
+
 export const ZPageViewSchema = z.object({
   /** The page shown: as read last, or as it was before the last re-read. */
   which: z.enum(["current", "earlier"]),
@@ -54,6 +76,8 @@ export const ZPageViewSchema = z.object({
   html: z.string(),
   fields: z.array(ZPageViewFieldSchema),
   candidates: z.array(ZPageViewCandidateSchema),
+  /** The current page's picture; null on Before, without a browser, or when it could not be taken. */
+  shot: ZPageShotSchema.nullable(),
 });
 export type TPageView = z.infer<typeof ZPageViewSchema>;
 export type TPageViewField = z.infer<typeof ZPageViewFieldSchema>;
@@ -70,6 +94,20 @@ export const ZPointAtElementRequestSchema = z.object({
   /** The field it becomes: an existing field's name, or null for a new field. */
   field: z.string().min(1).max(48).nullable(),
 });
+
+export const ZElementAtRequestSchema = z.object({
+  sessionId: z.string().min(1).max(100),
+  /** A point on the page's picture, in its pixels. */
+  x: z.number().min(0).max(100_000),
+  y: z.number().min(0).max(100_000),
+});
+
+/** The innermost element under a point of the picture, and its text (what the pick form shows). */
+export const ZElementAtResponseSchema = z.object({ element: z.number().int(), text: z.string() }).nullable();
+
+export const ZPageShotRequestSchema = z.object({ sessionId: z.string().min(1).max(100) });
+/** The picture as a data URL (JPEG), or null when the page has none. */
+export const ZPageShotImageSchema = z.object({ takenAt: z.string(), dataUrl: z.string() }).nullable();
 
 /** The element attribute that numbers the page view's elements. */
 export const PAGE_ELEMENT_ATTRIBUTE = "data-bw-n";

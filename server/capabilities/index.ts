@@ -63,7 +63,9 @@ export {
   encodeJsonOffThread,
   readPageInWorker,
   snapshotPageInWorker,
+  stampedSnapshotInWorker,
 } from "./web-scrape/page-worker-pool";
+export { SHOT_MAX_HEIGHT, shootPage } from "./web-scrape/page-shot";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";
 export { safeFetch, type TSafeFetchOptions } from "./web-scrape/safe-fetch";

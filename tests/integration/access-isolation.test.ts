@@ -137,6 +137,8 @@ const PROCEDURES: Record<string, TAccess> = {
   "setup.setReadMode": { kind: "owned", input: () => ({ sessionId: mine.sessionId, render: "never" }) },
   "setup.pageView": { kind: "owned", input: () => ({ sessionId: mine.sessionId, which: "current" }) },
   "setup.pointAt": { kind: "owned", input: () => ({ sessionId: mine.sessionId, element: 0, field: null }) },
+  "setup.pageShot": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
+  "setup.elementAt": { kind: "owned", input: () => ({ sessionId: mine.sessionId, x: 10, y: 10 }) },
   "setup.rereadPage": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "setup.openEdit": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "system.status": { kind: "own-scope" },

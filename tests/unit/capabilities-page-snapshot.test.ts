@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { answerCssQueries } from "@/server/capabilities/web-scrape/css-query";
 import { buildHtmlTree, getAttr } from "@/server/capabilities/web-scrape/html-tree";
-import { ELEMENT_NUMBER, snapshotPage } from "@/server/capabilities/web-scrape/page-snapshot";
+import {
+  ELEMENT_NUMBER,
+  SHOT_ATTRIBUTE,
+  snapshotPage,
+  stampedSnapshot,
+} from "@/server/capabilities/web-scrape/page-snapshot";
 
 /**
  * The page view's copy of a sample page (docs/page-view.md): nothing in it can run or load, every element is
@@ -69,5 +74,30 @@ describe("the page snapshot", () => {
     expect(small.truncated).toBe(true);
     expect(small.html).not.toContain(".x{color:red}");
     expect(small.html.endsWith(">")).toBe(true);
+  });
+
+  it("stamps the page for its picture: each stamp names the copy element made from the same element", () => {
+    const page = `<!DOCTYPE html><html><head><script>x()</script></head><body><table><tr><td>Pro</td><td class="p">$49</td></tr></table>
+<svg><text>ignored</text></svg><p id="after">after</p></body></html>`;
+    const { stamped, stamps, html } = stampedSnapshot(page);
+    // The stamped page keeps its doctype (standards mode in the browser) and its scripts (the browser runs none).
+    expect(stamped.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(stamped).toContain("<script");
+    // The copy carries no stamp, only its own numbers; the copy equals the unstamped copy.
+    expect(html).not.toContain(SHOT_ATTRIBUTE);
+    expect(html).toBe(snapshotPage(page).html);
+    const stampOf = (selector: string) => {
+      const answer = answerCssQueries(buildHtmlTree(stamped), [{ selector, all: false, attribute: SHOT_ATTRIBUTE }]);
+      return Number((Object.values(answer)[0] as { values: string[] }).values[0]);
+    };
+    const numberOf = (selector: string) => {
+      const answer = answerCssQueries(buildHtmlTree(html), [{ selector, all: false, attribute: ELEMENT_NUMBER }]);
+      return Number((Object.values(answer)[0] as { values: string[] }).values[0]);
+    };
+    const map = new Map(stamps);
+    for (const selector of ["td.p", "#after", "table", "body"])
+      expect(map.get(stampOf(selector))).toBe(numberOf(selector));
+    // Elements the copy drops or empties (inside an svg) have no number to map to.
+    expect(map.get(stampOf("text"))).toBeUndefined();
   });
 });

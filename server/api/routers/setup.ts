@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { ZPageViewRequestSchema, ZPointAtElementRequestSchema } from "@/contracts/setup-page-view";
+import {
+  ZElementAtRequestSchema,
+  ZPageShotRequestSchema,
+  ZPageViewRequestSchema,
+  ZPointAtElementRequestSchema,
+} from "@/contracts/setup-page-view";
 import { ZChoosePriceRequestSchema } from "@/contracts/setup-price-candidates";
 import { getAiStatus, getModel } from "../../ai";
 import { capabilityConfigFromEnv } from "../../capabilities";
@@ -7,6 +12,8 @@ import {
   applyContextFilesToDraft,
   choosePriceCandidate,
   createSetupSession,
+  elementAtPoint,
+  getPageShotImage,
   getPageView,
   getSetupState,
   listOpenSetupSessions,
@@ -58,6 +65,16 @@ export const setupRouter = createTRPCRouter({
     .input(ZPageViewRequestSchema)
     .query(({ ctx, input }) =>
       getPageView(ctx.db, { userId: ctx.user.id, ...input, config: capabilityConfigFromEnv() }),
+    ),
+  /** The page's picture (when a browser took one), as a data URL. */
+  pageShot: protectedProcedure
+    .input(ZPageShotRequestSchema)
+    .query(({ ctx, input }) => getPageShotImage(ctx.db, { userId: ctx.user.id, ...input })),
+  /** A click on the picture: the element under it, which `pointAt` then binds. */
+  elementAt: protectedProcedure
+    .input(ZElementAtRequestSchema)
+    .mutation(({ ctx, input }) =>
+      elementAtPoint(ctx.db, { userId: ctx.user.id, ...input, config: capabilityConfigFromEnv() }),
     ),
   /** The person pointed at an element of the page view: a field (existing or new) reads it now. */
   pointAt: protectedProcedure

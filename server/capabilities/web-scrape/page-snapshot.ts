@@ -18,6 +18,16 @@ const MAX_STYLE_CHARS = 200_000;
 export type TPageSnapshot = { html: string; truncated: boolean };
 
 /**
+ * The attribute a page is stamped with before it is shown to the browser for its screenshot (page-shot.ts): each
+ * element carries its stamp into the browser (where its box is measured) and into the copy (where it is numbered),
+ * so a box on the screenshot names the copy's element even where the two parsers build different trees.
+ */
+export const SHOT_ATTRIBUTE = "data-bw-shot";
+
+/** The copy, and for the screenshot: the stamped page and which copy element each stamp became ([stamp, n]). */
+export type TStampedSnapshot = TPageSnapshot & { stamped: string; stamps: [number, number][] };
+
+/**
  * Code, frames and embedded documents become empty `<template>`s rather than vanishing, so the snapshot has
  * the page's element structure (a `+`, `:first-child` or `:nth-child` anchor checked here holds on the page).
  */
@@ -77,7 +87,7 @@ const TAGS = [
   "dd",
 ];
 
-const options = (keepStyles: boolean): sanitizeHtml.IOptions => {
+const options = (keepStyles: boolean, onNumbered?: (stamp: number, n: number) => void): sanitizeHtml.IOptions => {
   let n = 0;
   let styleChars = 0;
   return {
@@ -127,7 +137,8 @@ const options = (keepStyles: boolean): sanitizeHtml.IOptions => {
     transformTags: {
       ...Object.fromEntries([...INERT].map((tag) => [tag, () => ({ tagName: "template", attribs: {}, text: "" })])),
       "*": (tagName, attribs) => {
-        const { [ELEMENT_NUMBER]: _theirs, ...rest } = attribs;
+        const { [ELEMENT_NUMBER]: _theirs, [SHOT_ATTRIBUTE]: stamp, ...rest } = attribs;
+        if (stamp !== undefined && onNumbered) onNumbered(Number(stamp), n);
         return { tagName, attribs: { ...rest, [ELEMENT_NUMBER]: String(n++) } };
       },
     },
@@ -135,11 +146,44 @@ const options = (keepStyles: boolean): sanitizeHtml.IOptions => {
 };
 
 /** The inert, numbered copy of `html`, at most `maxChars` (styles go first, then the end of the page). */
-export function snapshotPage(html: string, maxChars = SNAPSHOT_MAX_CHARS): TPageSnapshot {
-  let out = sanitizeHtml(html, options(true));
+export function snapshotPage(
+  html: string,
+  maxChars = SNAPSHOT_MAX_CHARS,
+  onNumbered?: (stamp: number, n: number) => void,
+): TPageSnapshot {
+  let out = sanitizeHtml(html, options(true, onNumbered));
   if (out.length <= maxChars) return { html: out, truncated: false };
-  out = sanitizeHtml(html, options(false));
+  out = sanitizeHtml(html, options(false, onNumbered));
   if (out.length <= maxChars) return { html: out, truncated: false };
   const cut = out.lastIndexOf(">", maxChars);
   return { html: out.slice(0, cut > 0 ? cut + 1 : maxChars), truncated: true };
+}
+
+/**
+ * The page with every element stamped (`data-bw-shot`, in document order) and nothing else changed — scripts stay,
+ * since the browser that takes the screenshot runs none — and its copy, numbered as `snapshotPage` numbers it.
+ */
+export function stampedSnapshot(html: string, maxChars = SNAPSHOT_MAX_CHARS): TStampedSnapshot {
+  let stamp = 0;
+  const doctype = /^\s*(<!doctype[^>]*>)/i.exec(html)?.[1] ?? "";
+  const stamped =
+    doctype +
+    sanitizeHtml(html, {
+      allowedTags: false,
+      allowedAttributes: false,
+      allowVulnerableTags: true,
+      disallowedTagsMode: "discard",
+      transformTags: {
+        "*": (tagName, attribs) => ({ tagName, attribs: { ...attribs, [SHOT_ATTRIBUTE]: String(stamp++) } }),
+      },
+    });
+  let stamps = new Map<number, number>();
+  const snapshot = snapshotPage(stamped, maxChars, (s, n) => {
+    // A second pass (styles dropped to fit) numbers again from zero: its numbers are the ones kept.
+    if (n === 0) stamps = new Map();
+    stamps.set(s, n);
+  });
+  // A tag the copy discards was numbered on its way out: only numbers the copy holds are mapped.
+  const kept = new Set(Array.from(snapshot.html.matchAll(new RegExp(` ${ELEMENT_NUMBER}="(\\d+)"`, "g")), (m) => Number(m[1])));
+  return { ...snapshot, stamped, stamps: [...stamps].filter(([, n]) => kept.has(n)) };
 }

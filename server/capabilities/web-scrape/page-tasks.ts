@@ -1,6 +1,6 @@
 import { encodeJsonSync, type TEncodedJson } from "../../lib/encode-json";
 import { anchorElement, type TAnchoredElement } from "./anchor-element";
-import { snapshotPage, type TPageSnapshot } from "./page-snapshot";
+import { snapshotPage, stampedSnapshot, type TPageSnapshot, type TStampedSnapshot } from "./page-snapshot";
 import { type TPageResult, type TPageTask, understandPage } from "./understand-page";
 
 /**
@@ -14,15 +14,22 @@ export type TEncodeJsonTask = {
   label: string;
 };
 /** The sample page made inert and numbered for the page view (page-snapshot.ts). */
-export type TSnapshotTask = { kind: "snapshot"; html: string; maxChars?: number };
+export type TSnapshotTask = {
+  kind: "snapshot";
+  html: string;
+  maxChars?: number;
+  /** Also the page stamped for its screenshot (a browser is configured). */
+  stamp?: boolean;
+};
 /** The anchors of the element a person pointed at in the page view (anchor-element.ts). */
 export type TAnchorElementTask = { kind: "anchor-element"; html: string; element: number };
 export type TWorkerTask = TPageTask | TEncodeJsonTask | TSnapshotTask | TAnchorElementTask;
-export type TWorkerResult = TPageResult | TEncodedJson | TPageSnapshot | TAnchoredElement;
+export type TWorkerResult = TPageResult | TEncodedJson | TPageSnapshot | TStampedSnapshot | TAnchoredElement;
 
 export function runPageTask(task: TWorkerTask): TWorkerResult {
   if (task.kind === "encode-json") return encodeJsonSync(task.value);
-  if (task.kind === "snapshot") return snapshotPage(task.html, task.maxChars);
+  if (task.kind === "snapshot")
+    return task.stamp ? stampedSnapshot(task.html, task.maxChars) : snapshotPage(task.html, task.maxChars);
   if (task.kind === "anchor-element") return anchorElement(task.html, task.element);
   return understandPage(task);
 }

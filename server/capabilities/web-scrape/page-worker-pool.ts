@@ -6,7 +6,7 @@ import { CapabilityFailure } from "../envelope";
 import type { TAnchoredElement } from "./anchor-element";
 import type { TCssAnswer, TCssQuery } from "./css-query";
 import type { TPageLimits } from "./page-limits";
-import type { TPageSnapshot } from "./page-snapshot";
+import type { TPageSnapshot, TStampedSnapshot } from "./page-snapshot";
 import { describeTask, type TWorkerResult, type TWorkerTask } from "./page-tasks";
 import type { TPageResult, TPageTask } from "./understand-page";
 
@@ -236,6 +236,11 @@ function runInPool(task: TWorkerTask, limits: TPageLimits): Promise<TWorkerResul
 /** The inert, numbered copy of a sample page for the page view (page-snapshot.ts), made in the pool. */
 export async function snapshotPageInWorker(html: string, limits: TPageLimits): Promise<TPageSnapshot> {
   return (await runInPool({ kind: "snapshot", html }, limits)) as TPageSnapshot;
+}
+
+/** The copy and the page stamped for its screenshot (page-snapshot.ts `stampedSnapshot`), made in the pool. */
+export async function stampedSnapshotInWorker(html: string, limits: TPageLimits): Promise<TStampedSnapshot> {
+  return (await runInPool({ kind: "snapshot", html, stamp: true }, limits)) as TStampedSnapshot;
 }
 
 /** The anchors of a snapshot's element (anchor-element.ts), found in the pool. */

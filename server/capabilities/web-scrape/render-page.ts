@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page, Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request, Route } from "playwright-core";
 import type { TBrowserConfig, TFetchConfig } from "../config";
 import { CapabilityFailure } from "../envelope";
 import { checkBrowserRequest } from "./browser-request-guard";
@@ -33,7 +33,13 @@ export type TRenderResult = {
   blocked: { url: string; kind: string }[];
 };
 
-type TGeneration = { browser: Promise<Browser>; served: number; active: number; dead: boolean; retired: boolean };
+export type TGeneration = {
+  browser: Promise<Browser>;
+  served: number;
+  active: number;
+  dead: boolean;
+  retired: boolean;
+};
 
 class BrowserPool {
   private current: TGeneration | null = null;
@@ -93,7 +99,16 @@ class BrowserPool {
   }
 
   async render(url: string, fetch: TFetchConfig, options: TRenderOptions): Promise<TRenderResult> {
-    await this.acquireSlot(options.signal);
+    return this.use(url, options.signal, (browser, gen) => renderIn(browser, gen, url, fetch, this.config, options));
+  }
+
+  /** Runs `work` with the live browser, within the pool's slots (the screenshot of a sample uses it too). */
+  async use<T>(
+    url: string,
+    signal: AbortSignal | undefined,
+    work: (browser: Browser, gen: TGeneration) => Promise<T>,
+  ): Promise<T> {
+    await this.acquireSlot(signal);
     const gen = this.generation();
     gen.active++;
     gen.served++;
@@ -108,7 +123,7 @@ class BrowserPool {
           true,
         );
       }
-      return await renderIn(browser, gen, url, fetch, this.config, options);
+      return await work(browser, gen);
     } finally {
       gen.active--;
       if (gen.retired && gen.active === 0) void gen.browser.then((b) => b.close()).catch(() => {});
@@ -212,40 +227,15 @@ async function renderIn(
     });
     await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "WebSockets are not allowed" }));
     let mainPage: Page | null = null;
-    await context.route("**/*", async (route: Route) => {
-      const request = route.request();
-      const isMain = request.isNavigationRequest() && request.frame() === mainPage?.mainFrame();
-      const verdict = await checkBrowserRequest(request.url(), request.resourceType(), fetch);
-      if (!verdict.allow) {
-        blocked.push({ url: request.url().slice(0, 300), kind: verdict.kind });
-        if (isMain) mainBlocked ??= verdict.failure ?? new CapabilityFailure("BLOCKED_ADDRESS", verdict.reason);
-        await route.abort("blockedbyclient").catch(() => {});
-        return;
-      }
-      try {
-        // Sent by the fetch's own connection path, not the browser's or Playwright's: the address checks above run
-        // again at connect time on the addresses actually used (DNS rebinding between check and connect is refused).
-        const body = request.postDataBuffer();
-        const exchange = await guardedExchange(request.url(), fetch, {
-          method: request.method(),
-          headers: await request.allHeaders(),
-          ...(body ? { body } : {}),
-          signal: AbortSignal.timeout(Math.max(1, remaining())),
-          stats: options.stats,
-        });
-        if (options.stats.bytes > fetch.maxBytes) {
-          stopWith(tooLarge(url, fetch.maxBytes));
-          await route.abort("failed").catch(() => {});
-          return;
-        }
-        await route.fulfill({ status: exchange.status, headers: exchange.headers, body: exchange.body });
-      } catch (error) {
-        if (error instanceof CapabilityFailure && error.code === "BLOCKED_ADDRESS") {
-          blocked.push({ url: request.url().slice(0, 300), kind: "address" });
-          if (isMain) mainBlocked ??= error;
-        }
-        await route.abort("failed").catch(() => {});
-      }
+    await guardRequests(context, fetch, {
+      stats: options.stats,
+      remaining,
+      isMain: (request) => request.isNavigationRequest() && request.frame() === mainPage?.mainFrame(),
+      onBlocked: (entry, mainFailure) => {
+        blocked.push(entry);
+        if (mainFailure) mainBlocked ??= mainFailure;
+      },
+      onTooLarge: () => stopWith(tooLarge(url, fetch.maxBytes)),
     });
     const page = await context.newPage();
     mainPage = page;
@@ -302,9 +292,61 @@ async function renderIn(
   }
 }
 
+/**
+ * Every request a browser context makes goes through the fetch's guards (docs/page-reading.md): refused by
+ * checkBrowserRequest (addresses, media, trackers), else sent by safe-fetch's own connection path and counted
+ * against the byte budget.
+ */
+export async function guardRequests(
+  context: BrowserContext,
+  fetch: TFetchConfig,
+  opts: {
+    stats: TFetchStats;
+    remaining: () => number;
+    isMain: (request: Request) => boolean;
+    /** A refused request; `mainFailure` when it was the page itself. */
+    onBlocked: (entry: { url: string; kind: string }, mainFailure: CapabilityFailure | null) => void;
+    onTooLarge: () => void;
+  },
+): Promise<void> {
+  await context.route("**/*", async (route: Route) => {
+    const request = route.request();
+    const isMain = opts.isMain(request);
+    const verdict = await checkBrowserRequest(request.url(), request.resourceType(), fetch);
+    if (!verdict.allow) {
+      const failure = isMain ? (verdict.failure ?? new CapabilityFailure("BLOCKED_ADDRESS", verdict.reason)) : null;
+      opts.onBlocked({ url: request.url().slice(0, 300), kind: verdict.kind }, failure);
+      await route.abort("blockedbyclient").catch(() => {});
+      return;
+    }
+    try {
+      // Sent by the fetch's own connection path, not the browser's or Playwright's: the address checks above run
+      // again at connect time on the addresses actually used (DNS rebinding between check and connect is refused).
+      const body = request.postDataBuffer();
+      const exchange = await guardedExchange(request.url(), fetch, {
+        method: request.method(),
+        headers: await request.allHeaders(),
+        ...(body ? { body } : {}),
+        signal: AbortSignal.timeout(Math.max(1, opts.remaining())),
+        stats: opts.stats,
+      });
+      if (opts.stats.bytes > fetch.maxBytes) {
+        opts.onTooLarge();
+        await route.abort("failed").catch(() => {});
+        return;
+      }
+      await route.fulfill({ status: exchange.status, headers: exchange.headers, body: exchange.body });
+    } catch (error) {
+      if (error instanceof CapabilityFailure && error.code === "BLOCKED_ADDRESS")
+        opts.onBlocked({ url: request.url().slice(0, 300), kind: "address" }, isMain ? error : null);
+      await route.abort("failed").catch(() => {});
+    }
+  });
+}
+
 const pools = new Map<string, BrowserPool>();
 
-function poolFor(config: TBrowserConfig): BrowserPool {
+export function poolFor(config: TBrowserConfig): BrowserPool {
   const key = JSON.stringify([config.executablePath, config.wsEndpoint, config.concurrency, config.restartAfterPages]);
   let pool = pools.get(key);
   if (!pool) {

@@ -4,7 +4,9 @@ import {
   getCapability,
   parseCapabilityInput,
   routeByContentType,
+  shootPage,
   snapshotPageInWorker,
+  stampedSnapshotInWorker,
   type TCapabilityConfig,
   type TPageSnapshot,
   type TWebScrapeOutput,
@@ -16,7 +18,7 @@ import { createTracker } from "../tracker-store";
 import { detectScriptContent } from "./detect-script-content";
 import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
-import { clearSetupPage, saveSetupPage } from "./setup-page-store";
+import { clearSetupPage, saveSetupPage, type TPageBox, type TPageShotKept } from "./setup-page-store";
 import { trackerTitle } from "./tracker-title";
 
 /**
@@ -36,8 +38,11 @@ export type TSetupSample = {
   scriptContent?: { reasons: string[]; rendered: boolean; failed?: string };
 };
 
-/** The sample page made inert for the page view (page-snapshot.ts), with the address it was read from. */
-export type TSamplePage = TPageSnapshot & { url: string };
+/**
+ * The sample page made inert for the page view (page-snapshot.ts), with the address it was read from, and its
+ * picture when a browser is configured (page-shot.ts; null without one, or when the browser could not take it).
+ */
+export type TSamplePage = TPageSnapshot & { url: string; shot?: TPageShotKept | null; shotProblem?: string };
 
 export type TReadSample =
   | {
@@ -68,9 +73,9 @@ export async function keepSample(
   const owner = { userId: input.userId, sessionId: input.sessionId };
   await saveSetupSample(db, { ...owner, sample: read.sample });
   if (read.page) {
-    const { url, ...snapshot } = read.page;
+    const { url, shot, ...snapshot } = read.page;
     const keep = { keepEarlier: input.keepEarlier ?? false, earlier: input.earlier ?? null };
-    await saveSetupPage(db, { ...owner, url, snapshot, ...keep });
+    await saveSetupPage(db, { ...owner, url, snapshot, shot: shot ?? null, ...keep });
   } else await clearSetupPage(db, owner);
 }
 
@@ -213,7 +218,7 @@ export async function readSample(input: {
       input.config.fetch.page,
     );
     if (typeof html === "string" && html) {
-      const copied = await copyPage(html, results, input.config);
+      const copied = await copyPage(html, results, input.config, { photograph: true });
       if ("problem" in copied) pageProblem = copied.problem;
       else page = copied;
     }
@@ -231,16 +236,45 @@ export async function samplePage(
   return "problem" in copied ? null : copied;
 }
 
-/** The copy, or why the page worker refused to make it (its budget, a crash) — said, never swallowed. */
+/**
+ * The copy, or why the page worker refused to make it (its budget, a crash) — said, never swallowed. With
+ * `photograph` and a browser configured, the page's picture too; a picture the browser could not take only
+ * means the copy is shown instead (docs/page-view.md).
+ */
 async function copyPage(
   html: string,
   results: Record<string, unknown>,
   config: TCapabilityConfig,
+  options: { photograph?: boolean } = {},
 ): Promise<TSamplePage | { problem: string }> {
   const url =
     typeof results.finalUrl === "string" ? results.finalUrl : typeof results.url === "string" ? results.url : "";
   try {
-    return { url, ...(await snapshotPageInWorker(html, config.fetch.page)) };
+    if (!options.photograph || !config.fetch.browser || !/^https?:/i.test(url))
+      return { url, ...(await snapshotPageInWorker(html, config.fetch.page)) };
+    const { stamped, stamps, ...snapshot } = await stampedSnapshotInWorker(html, config.fetch.page);
+    const shot = await photograph(url, stamped, new Map(stamps), config);
+    return { url, ...snapshot, ...("problem" in shot ? { shot: null, shotProblem: shot.problem } : { shot }) };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The picture, its boxes renumbered as the copy's elements (a stamp the copy dropped has no box). */
+async function photograph(
+  url: string,
+  stamped: string,
+  stamps: Map<number, number>,
+  config: TCapabilityConfig,
+): Promise<TPageShotKept | { problem: string }> {
+  try {
+    const shot = await shootPage(url, stamped, config.fetch, { stats: { requests: 0, bytes: 0 } });
+    const boxes: TPageBox[] = [];
+    for (const [stamp, x, y, w, h] of shot.boxes) {
+      const n = stamps.get(stamp);
+      if (n !== undefined) boxes.push([n, x, y, w, h]);
+    }
+    return { image: shot.image, width: shot.width, height: shot.height, boxes };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };
   }

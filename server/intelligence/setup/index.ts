@@ -6,6 +6,7 @@ export * from "./draft-view";
 export * from "./fallback";
 export * from "./find-target";
 export * from "./open-edit-session";
+export * from "./page-shot-view";
 export * from "./page-view";
 export * from "./point-at-element";
 export * from "./read-page-for-draft";

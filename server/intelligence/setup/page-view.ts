@@ -1,4 +1,4 @@
-import type { TPageView, TPageViewField } from "@/contracts/setup-page-view";
+import type { TPageBox, TPageView, TPageViewField } from "@/contracts/setup-page-view";
 import { answerCssInWorker, type TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { AppError } from "../../errors";
@@ -13,7 +13,7 @@ import { proposeBySameText } from "./propose-reanchor/fallback";
 import { parsePageReading, type TPageReading } from "./read-page-for-draft";
 import { mainPriceField, watchedCandidate } from "./rebind-price";
 import { getSetupState } from "./session";
-import { loadSetupPage } from "./setup-page-store";
+import { loadSetupPage, type TPageBox as TKeptBox } from "./setup-page-store";
 
 type TSampleLike = { capability?: unknown; input?: unknown; results?: unknown; reading?: unknown };
 
@@ -129,6 +129,14 @@ export async function getPageView(
     const rest = missing.filter((v) => !v.proposal);
     if (rest.length) await proposeBySameText(rest, fields, { now: page.html, before: page.earlier.html }, input.config);
   }
+  const viewCandidates = candidates.map((c, index) => ({
+    index,
+    label: c.label,
+    text: c.text,
+    where: c.where,
+    watched: c === watched,
+    elements: elementsOf(answers, candidateWhere[index] ?? null),
+  }));
   return {
     which: input.which,
     url: page.url,
@@ -137,15 +145,28 @@ export async function getPageView(
     hasEarlier: page.earlier !== null,
     html: shown.html,
     fields: viewFields,
-    candidates: candidates.map((c, index) => ({
-      index,
-      label: c.label,
-      text: c.text,
-      where: c.where,
-      watched: c === watched,
-      elements: elementsOf(answers, candidateWhere[index] ?? null),
-    })),
+    candidates: viewCandidates,
+    shot:
+      input.which === "current" && page.shot
+        ? {
+            width: page.shot.width,
+            height: page.shot.height,
+            takenAt: page.readAt.toISOString(),
+            boxes: boxesOf(page.shot.boxes, [
+              ...viewFields.flatMap((f) => [...f.elements, ...(f.proposal ? [f.proposal.element] : [])]),
+              ...viewCandidates.flatMap((c) => c.elements),
+            ]),
+          }
+        : null,
   };
+}
+
+/** The picture's boxes of the elements the view marks (the rest are asked for by a click: `elementAt`). */
+function boxesOf(boxes: readonly TKeptBox[], elements: readonly number[]): TPageBox[] {
+  const wanted = new Set(elements);
+  return boxes
+    .filter(([n]) => wanted.has(n))
+    .map(([element, x, y, width, height]) => ({ element, x, y, width, height }));
 }
 
 /** A field's place in words: the candidate's when it reads one, its own description's "— where", else the extractor. */

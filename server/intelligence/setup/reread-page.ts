@@ -57,6 +57,7 @@ export async function rereadSetupPage(
         ? `Its copy for the page view could not be made: ${read.pageProblem}`
         : "It has no HTML to show, so the page view is empty.",
     );
+  if (read.page?.shotProblem) said.push(`${read.page.shotProblem} The page's copy is shown instead.`);
   if (draft) said.push("Fields that read nothing now are marked; point at the right element to fix one.");
   if (draft && read.page && input.model)
     said.push(...(await agentProposals(db, { ...input, model: input.model }, tracker, draft, read.sample)));

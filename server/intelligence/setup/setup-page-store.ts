@@ -19,7 +19,16 @@ export type TSetupPage = {
   earlier: { html: string; readAt: Date } | null;
   /** The agent's proposed anchors for fields that read nothing on this page (model mode; empty otherwise). */
   proposals: TStoredProposal[];
+  /** The page's picture, without its bytes (`loadSetupPageShot`): its size and each copy element's box on it. */
+  shot: { width: number; height: number; boxes: TPageBox[] } | null;
 };
+
+/** [element, x, y, width, height]: a copy element's box on the picture. */
+export type TPageBox = [number, number, number, number, number];
+/** The picture kept with a page (docs/page-view.md), its boxes keyed by the copy's element numbers. */
+export type TPageShotKept = { image: Uint8Array; width: number; height: number; boxes: TPageBox[] };
+
+const ZBoxesSchema = z.array(z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()])).catch([]);
 
 const ZStoredProposalsSchema = z.array(ZStoredProposalSchema).catch([]);
 
@@ -38,10 +47,22 @@ export async function saveSetupPage(
     keepEarlier?: boolean;
     /** With keepEarlier, when the session kept no page before: the page as it was (e.g. at the last recorded change). */
     earlier?: { html: string; readAt: Date } | null;
+    /** The page's picture, when a browser took one; a page without one clears the last. */
+    shot?: TPageShotKept | null;
   },
 ): Promise<void> {
   const session = await getSetupSession(db, input);
-  const data = { url: input.url, html: input.snapshot.html, truncated: input.snapshot.truncated, readAt: new Date() };
+  const shot = input.shot ?? null;
+  const data = {
+    url: input.url,
+    html: input.snapshot.html,
+    truncated: input.snapshot.truncated,
+    readAt: new Date(),
+    shotImage: shot ? Buffer.from(shot.image) : null,
+    shotWidth: shot?.width ?? null,
+    shotHeight: shot?.height ?? null,
+    shotBoxes: shot ? (shot.boxes as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+  };
   const kept = input.keepEarlier
     ? await db.setupPage.findUnique({
         where: { sessionId: session.id },
@@ -85,8 +106,10 @@ export async function loadSetupPage(
   input: { userId: string; sessionId: string },
 ): Promise<TSetupPage | null> {
   const session = await getSetupSession(db, input);
-  const row = await db.setupPage.findUnique({ where: { sessionId: session.id } });
+  // The picture's bytes stay in the database: only the page's picture route (loadSetupPageShot) reads them.
+  const row = await db.setupPage.findUnique({ where: { sessionId: session.id }, omit: { shotImage: true } });
   if (!row) return null;
+  const boxes = ZBoxesSchema.parse(row.shotBoxes ?? []);
   return {
     url: row.url,
     html: row.html,
@@ -94,5 +117,19 @@ export async function loadSetupPage(
     readAt: row.readAt,
     earlier: row.earlierHtml && row.earlierReadAt ? { html: row.earlierHtml, readAt: row.earlierReadAt } : null,
     proposals: ZStoredProposalsSchema.parse(row.proposals ?? []),
+    shot: row.shotWidth && row.shotHeight ? { width: row.shotWidth, height: row.shotHeight, boxes } : null,
   };
+}
+
+/** The page's picture (JPEG) and when the page was read, or null when it has none. */
+export async function loadSetupPageShot(
+  db: TDb | TTx,
+  input: { userId: string; sessionId: string },
+): Promise<{ image: Uint8Array; readAt: Date } | null> {
+  const session = await getSetupSession(db, input);
+  const row = await db.setupPage.findUnique({
+    where: { sessionId: session.id },
+    select: { shotImage: true, readAt: true },
+  });
+  return row?.shotImage ? { image: new Uint8Array(row.shotImage), readAt: row.readAt } : null;
 }
