@@ -55,6 +55,7 @@ export { documentFormatOfHash, hashStructuredDocument } from "./web-scrape/hash-
 export { classifyAddress, isPublicAddress, type TAddressClass } from "./web-scrape/is-public-address";
 export { looksLikeShell, type TShellVerdict } from "./web-scrape/looks-like-shell";
 export { DEFAULT_PAGE_LIMITS, type TPageLimits } from "./web-scrape/page-limits";
+export { SHOT_MAX_HEIGHT, shootPage } from "./web-scrape/page-shot";
 export { ELEMENT_NUMBER, SNAPSHOT_MAX_CHARS, type TPageSnapshot } from "./web-scrape/page-snapshot";
 export {
   anchorElementInWorker,
@@ -65,7 +66,6 @@ export {
   snapshotPageInWorker,
   stampedSnapshotInWorker,
 } from "./web-scrape/page-worker-pool";
-export { SHOT_MAX_HEIGHT, shootPage } from "./web-scrape/page-shot";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";
 export { safeFetch, type TSafeFetchOptions } from "./web-scrape/safe-fetch";

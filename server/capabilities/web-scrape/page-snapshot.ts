@@ -184,6 +184,8 @@ export function stampedSnapshot(html: string, maxChars = SNAPSHOT_MAX_CHARS): TS
     stamps.set(s, n);
   });
   // A tag the copy discards was numbered on its way out: only numbers the copy holds are mapped.
-  const kept = new Set(Array.from(snapshot.html.matchAll(new RegExp(` ${ELEMENT_NUMBER}="(\\d+)"`, "g")), (m) => Number(m[1])));
+  const kept = new Set(
+    Array.from(snapshot.html.matchAll(new RegExp(` ${ELEMENT_NUMBER}="(\\d+)"`, "g")), (m) => Number(m[1])),
+  );
   return { ...snapshot, stamped, stamps: [...stamps].filter(([, n]) => kept.has(n)) };
 }
