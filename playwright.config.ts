@@ -149,6 +149,9 @@ export default defineConfig({
         AI_PROVIDER: "openai-compatible",
         OPENAI_BASE_URL: `${E2E_URLS.model}/v1`,
         AI_MODEL: "fixture-model",
+        // A browser on this app only: setup photographs the sample for the page view (tests/e2e/setup-page-shot.ai.spec.ts);
+        // the rules app has none, so its specs see the copy and the "no browser" offers.
+        BROWSER_EXECUTABLE_PATH: findChromium(),
         // Context files are embedded by the fixture server's /v1/embeddings (hashed words), so retrieval is hybrid.
         AI_EMBEDDING_MODEL: "fixture-embedding",
         // The fixture model server ignores it; it is here so the log scan can prove it is never printed.

@@ -103,7 +103,9 @@ export const ZElementAtRequestSchema = z.object({
 });
 
 /** The innermost element under a point of the picture, and its text (what the pick form shows). */
-export const ZElementAtResponseSchema = z.object({ element: z.number().int(), text: z.string() }).nullable();
+export const ZElementAtResponseSchema = z
+  .object({ element: z.number().int(), text: z.string(), box: ZPageBoxSchema })
+  .nullable();
 
 export const ZPageShotRequestSchema = z.object({ sessionId: z.string().min(1).max(100) });
 /** The picture as a data URL (JPEG), or null when the page has none. */

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import { PAGE_ELEMENT_ATTRIBUTE, type TPageView } from "@/contracts/setup-page-view";
+import { PageShotView } from "./page-shot-view";
 import type { TSavedDraft } from "./setup-view";
 
 type TProps = {
@@ -96,13 +97,17 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
 
   const moneyField = view?.fields.find((f) => f.type === "money" || f.type === "number")?.name ?? "";
   const pickRef = useRef((_n: number, _el: Element) => {});
-  pickRef.current = (n: number, el: Element) => {
-    const text = (el.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 80);
+  const choose = (n: number, text: string) => {
     setPicked({ n, text });
     // A price goes to the main price field by default; anything else becomes a new field.
     setBindTo(/\d/.test(text) && moneyField ? moneyField : "");
     setStatus(null);
   };
+  pickRef.current = (n: number, el: Element) =>
+    choose(n, (el.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 80));
+  // The picture when the server's browser took one (docs/page-view.md); the copy otherwise, and on request.
+  const [display, setDisplay] = useState<"picture" | "copy">("picture");
+  const showPicture = display === "picture" && view?.shot != null && which === "current";
 
   // The overlay is a style element inside the frame, rewritten in place (the page keeps its scroll position).
   const paint = useCallback(() => {
@@ -225,6 +230,23 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
           )}
         </div>
         <div className="flex flex-wrap gap-2">
+          {view?.shot && which === "current" ? (
+            <fieldset className="flex rounded-md border border-stone-300 text-sm dark:border-stone-700">
+              <legend className="sr-only">Show the page as</legend>
+              {(["picture", "copy"] as const).map((d) => (
+                <button
+                  key={d}
+                  type="button"
+                  aria-pressed={display === d}
+                  onClick={() => setDisplay(d)}
+                  data-testid={`page-view-show-${d}`}
+                  className={`px-3 py-1.5 ${focusRing} ${display === d ? "bg-stone-900 text-white dark:bg-stone-100 dark:text-stone-900" : ""}`}
+                >
+                  {d === "picture" ? "Picture" : "Copy"}
+                </button>
+              ))}
+            </fieldset>
+          ) : null}
           {view?.hasEarlier ? (
             <fieldset className="flex rounded-md border border-stone-300 text-sm dark:border-stone-700">
               <legend className="sr-only">Which read of the page</legend>
@@ -293,7 +315,17 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
               </li>
             ))}
           </ul>
+          {showPicture ? (
+            <PageShotView
+              sessionId={sessionId}
+              view={view}
+              editable={editable}
+              picked={picked?.n ?? null}
+              onPick={choose}
+            />
+          ) : null}
           <iframe
+            hidden={showPicture}
             ref={frame}
             title="The sample page (a copy: nothing on it runs or loads)"
             sandbox="allow-same-origin"

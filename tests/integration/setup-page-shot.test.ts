@@ -109,7 +109,7 @@ describe.skipIf(!browser)("the page's picture", () => {
     expect(team).toBeDefined();
     if (!team) return;
     const hit = await elementAtPoint(t.db, { userId, sessionId, ...centre(team), config: cfg });
-    expect(hit).toEqual({ element: team.element, text: "$99" });
+    expect(hit).toEqual({ element: team.element, text: "$99", box: team });
     // Its heading is an element of its own; between the two, the card holding both.
     const heading = await elementAtPoint(t.db, { userId, sessionId, x: team.x + 5, y: team.y - 40, config: cfg });
     expect(heading?.text).toBe("Team");

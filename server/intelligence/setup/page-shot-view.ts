@@ -1,3 +1,4 @@
+import type { TPageBox } from "@/contracts/setup-page-view";
 import { answerCssInWorker, cssQueryKey, ELEMENT_NUMBER, type TCapabilityConfig } from "../../capabilities";
 import type { TDb } from "../../db";
 import { collapse } from "./page-elements";
@@ -26,19 +27,20 @@ export async function getPageShotImage(
 export async function elementAtPoint(
   db: TDb,
   input: { userId: string; sessionId: string; x: number; y: number; config: TCapabilityConfig },
-): Promise<{ element: number; text: string } | null> {
+): Promise<{ element: number; text: string; box: TPageBox } | null> {
   const page = await loadSetupPage(db, input);
   if (!page?.shot) return null;
-  let best: { n: number; area: number } | null = null;
+  let best: { n: number; area: number; box: TPageBox } | null = null;
   for (const [n, x, y, w, h] of page.shot.boxes) {
     if (input.x < x || input.x >= x + w || input.y < y || input.y >= y + h) continue;
     const area = w * h;
-    if (!best || area < best.area || (area === best.area && n > best.n)) best = { n, area };
+    if (!best || area < best.area || (area === best.area && n > best.n))
+      best = { n, area, box: { element: n, x, y, width: w, height: h } };
   }
   if (!best) return null;
   const query = { selector: `[${ELEMENT_NUMBER}="${best.n}"]`, all: false };
   const answers = await answerCssInWorker(page.html, [query], input.config.fetch.page);
   const answer = answers[cssQueryKey(query)];
   const text = answer?.ok ? collapse(answer.values[0] ?? "").slice(0, 80) : "";
-  return { element: best.n, text };
+  return { element: best.n, text, box: best.box };
 }
