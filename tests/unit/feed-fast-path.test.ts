@@ -10,6 +10,7 @@ import { DEFAULT_POST_PROCESSORS, memoryWords, postProcess } from "@/server/feed
 import { eventItem } from "@/server/feed/sources/calendar-source";
 import { failingItem, type TChangeRow, trackerCardItem } from "@/server/feed/sources/trackers-source";
 import { LruMap } from "@/server/lib/lru-map";
+import { seededRandom } from "../bench/stats";
 
 // The catalog check, counted: every module that imports it (build-feed.ts among them) gets this spy.
 vi.mock("@/contracts/feed-catalog", async (importOriginal) => {
@@ -24,17 +25,6 @@ const checks = vi.mocked(validateFeedSpec);
  */
 
 const NOW = new Date("2026-11-29T08:30:00Z");
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Real cards from the sources' builders: one card per decision (three changes each), failing trackers, events. */
 function cards(n: number): TFeedItem[] {
@@ -122,7 +112,7 @@ describe("the quick catalog checks say yes only where the catalog's zod does", (
   ];
 
   it("shape: every spec it accepts, zod accepts (real cards and 3000 seeded mutations of them)", () => {
-    const random = seeded(13);
+    const random = seededRandom(13);
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
     let quick = 0;
     const check = (spec: unknown) => {
@@ -151,7 +141,7 @@ describe("the quick catalog checks say yes only where the catalog's zod does", (
   });
 
   it("props: every value it accepts, the component's zod schema accepts", () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
     const components = feedCatalog.data.components as Record<string, { props: z.ZodType }>;
     const real = cards(20).flatMap((c) => Object.values(c.ui?.elements ?? {}));
@@ -178,7 +168,7 @@ describe("the quick catalog checks say yes only where the catalog's zod does", (
   });
 
   it("feedHref's plain-path shortcut answers as the URL parser does", () => {
-    const random = seeded(3);
+    const random = seededRandom(3);
     const alphabet = ["/", "/", "a", "Z", "0", "-", "_", "~", ".", "..", "%2e", "?", "#", ":", "@", "\\", "é", "!"];
     const viaUrl = (href: string) => {
       const url = new URL(href, "http://app.invalid/");
@@ -472,7 +462,7 @@ describe("the card memo: a repeat load of the same cards does their per-card wor
   });
 
   it("a content change changes the card's entry: builders' keys name everything a card is made of", () => {
-    const random = seeded(21);
+    const random = seededRandom(21);
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
     // Change rows and definition versions are written once (an id or a version stands for its content).
     const pool: TChangeRow[] = [0, 1, 2, 3].map((k) => ({

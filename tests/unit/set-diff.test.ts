@@ -9,6 +9,7 @@ import {
   type TPrevEntity,
   type TSetDiff,
 } from "@/server/intelligence/set";
+import { seededRandom } from "../bench/stats";
 
 const policy = { missingAfter: 2, maxEntities: 200 };
 const AT = "2025-03-01T10:00:00.000Z";
@@ -224,18 +225,6 @@ describe("hashItemValues and hashSet", () => {
   });
 });
 
-/** mulberry32: a seeded generator, so a failing sequence can be replayed from its seed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("diffSet over random sequences of reads", () => {
   const KEYS = ["a", "b", "c", "d", "e", "f", "g", "h"];
   const PRICES = ["$1.00", "$2.00", "$3.00"];
@@ -245,7 +234,7 @@ describe("diffSet over random sequences of reads", () => {
   it("holds its invariants: counts add up, an item is gone exactly once per absence streak reaching missingAfter", () => {
     const seen = { appeared: 0, reappeared: 0, changed: 0, missing: 0, disappeared: 0, recovered: 0, droppedKnown: 0 };
     for (let seed = 1; seed <= 120; seed++) {
-      const rnd = random(seed);
+      const rnd = seededRandom(seed);
       const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
       const missingAfter = 1 + Math.floor(rnd() * 3);
       const maxEntities = 3 + Math.floor(rnd() * 7);
