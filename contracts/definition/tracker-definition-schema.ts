@@ -3,6 +3,7 @@ import { ZContextRuleSchema, ZContextValueSchema } from "./context-rule-schema";
 import { isNumericFieldType, NOTABLE_SIGNALS, ZFieldSchema } from "./field-schema";
 import { ZIdentityRuleSchema } from "./identity-rule-schema";
 import { ZMaterialityRuleSchema } from "./materiality-rule-schema";
+import { ZSetPolicySchema } from "./set-rule-schema";
 
 export const MAX_FIELDS = 40;
 
@@ -37,6 +38,9 @@ export const ZTrackerDefinitionSchema = z
       .max(10)
       .optional()
       .describe("Code rules comparing a field with a bound value; checked before the field's materiality rule"),
+    set: ZSetPolicySchema.optional().describe(
+      "Present when the tracker watches a set (a feed's entries, a listing's items): each field is read per member, and the set's policy and rules judge appearances, departures and the set as a whole (docs/sets.md)",
+    ),
   })
   .superRefine((definition, ctx) => {
     const byName = new Map<string, (typeof definition.fields)[number]>();
@@ -72,6 +76,16 @@ export const ZTrackerDefinitionSchema = z
         });
       }
     }
+    (definition.set?.rules ?? []).forEach((rule, index) => {
+      if (rule.kind !== "any_item_drop" && rule.kind !== "any_item_rise") return;
+      const field = byName.get(rule.field);
+      if (!field || !isNumericFieldType(field.type))
+        ctx.addIssue({
+          code: "custom",
+          path: ["set", "rules", index, "field"],
+          message: `a ${rule.kind} rule needs a number, integer or money field; "${rule.field}" is ${field ? field.type : "not a field"}`,
+        });
+    });
     const values = new Set((definition.contextValues ?? []).map((v) => v.name));
     (definition.contextValues ?? []).forEach((value, index) => {
       if ((definition.contextValues ?? []).findIndex((v) => v.name === value.name) !== index) {

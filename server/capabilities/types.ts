@@ -120,7 +120,16 @@ export type TReadBack = {
   ids: { canonicalUrl?: string | null; url?: string; placeId?: string };
   /** The document's hash with the run's salt, when the verb computed it beside the document. */
   contentHash?: string;
+  /**
+   * A source that lists many members (a feed's entries): each member by its identity (never its position) and the
+   * values its fields read (`json` pointers such as `/title`). The document holds them sorted by key, so its hash
+   * is the whole set's, whatever their order (docs/sets.md).
+   */
+  items?: TSetMember[];
 };
+
+/** One member of a set as its source read it. */
+export type TSetMember = { key: string; values: Record<string, unknown> };
 
 /** The identity rule a draft gets by default (the kinds of the definition's `identityRule`). */
 export type TDefaultIdentity = "canonical_url" | "place_id" | "input";

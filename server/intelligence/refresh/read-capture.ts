@@ -1,4 +1,4 @@
-import { cleanUrl, getCapability, type TReadBack } from "../../capabilities";
+import { cleanUrl, getCapability, type TReadBack, type TSetMember } from "../../capabilities";
 import { canonicalJson } from "../../lib/canonical-json";
 import type { TTrackerDefinition } from "../definition";
 import type { TRawCapture } from "../fill";
@@ -15,6 +15,8 @@ export type TCapture = {
   source: string;
   /** The document's hash with the run's salt, when the verb computed it beside the document (web.scrape). */
   contentHash?: string;
+  /** A set's members, when the source lists many (docs/sets.md). */
+  items?: TSetMember[];
 };
 
 /**
@@ -50,6 +52,7 @@ export function readCapture(
     entityKey,
     source: back.source,
     ...(back.contentHash !== undefined ? { contentHash: back.contentHash } : {}),
+    ...(back.items ? { items: back.items } : {}),
   };
 }
 
