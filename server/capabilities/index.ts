@@ -61,10 +61,14 @@ export {
   anchorElementInWorker,
   answerCssInWorker,
   closePageWorkers,
+  detectListingInWorker,
   encodeJsonOffThread,
+  parseFeedInWorker,
+  readListingInWorker,
   readPageInWorker,
   snapshotPageInWorker,
   stampedSnapshotInWorker,
+  type TListingInWorkerOptions,
 } from "./web-scrape/page-worker-pool";
 export { readOffers, type TAvailabilityInfo, type TOffer } from "./web-scrape/read-offers";
 export { closeBrowsers, pooledBrowserPid, renderPage } from "./web-scrape/render-page";

@@ -3,11 +3,19 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { encodeJson, type TEncodedJson } from "../../lib/encode-json";
 import { CapabilityFailure } from "../envelope";
+import type { TFeedParse } from "../feed-items/parse-feed";
 import type { TAnchoredElement } from "./anchor-element";
 import type { TCssAnswer, TCssQuery } from "./css-query";
+import type { TDetectedListing, TListingOptions, TListingPlan } from "./listing";
 import type { TPageLimits } from "./page-limits";
 import type { TPageSnapshot, TStampedSnapshot } from "./page-snapshot";
-import { describeTask, type TWorkerResult, type TWorkerTask } from "./page-tasks";
+import {
+  describeTask,
+  type TReadListingResult,
+  type TWorkerFailure,
+  type TWorkerResult,
+  type TWorkerTask,
+} from "./page-tasks";
 import type { TPageResult, TPageTask } from "./understand-page";
 
 /**
@@ -40,6 +48,15 @@ type TSlot = {
   dead: boolean;
   job: TJob | null;
   timer: ReturnType<typeof setTimeout> | null;
+};
+
+/** A worker's reply: ready, a result (null is one: no listing found), an expected failure, or a bug's message. */
+type TWorkerMessage = {
+  ready?: true;
+  id?: number;
+  result?: TWorkerResult;
+  failure?: TWorkerFailure;
+  error?: string;
 };
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -102,7 +119,7 @@ class PageWorkerPool {
     });
     const slot: TSlot = { worker, ready: false, dead: false, job: null, timer: null };
     this.slots.push(slot);
-    worker.on("message", (message: { ready?: true; id?: number; result?: TWorkerResult; error?: string }) => {
+    worker.on("message", (message: TWorkerMessage) => {
       if (message.ready) {
         slot.ready = true;
         worker.unref();
@@ -112,7 +129,10 @@ class PageWorkerPool {
       const job = slot.job;
       if (!job || job.id !== message.id) return;
       this.release(slot);
-      if (message.error !== undefined || !message.result) {
+      if (message.failure) {
+        const { code, message: text, retryable, details } = message.failure;
+        job.reject(new CapabilityFailure(code, text, retryable, details));
+      } else if (message.error !== undefined || message.result === undefined) {
         job.reject(
           new CapabilityFailure(
             "INTERNAL",
@@ -225,12 +245,12 @@ export async function encodeJsonOffThread(value: unknown, label: string): Promis
   }
 }
 
-function runInPool(task: TWorkerTask, limits: TPageLimits): Promise<TWorkerResult> {
+function runInPool(task: TWorkerTask, limits: TPageLimits, signal?: AbortSignal): Promise<TWorkerResult> {
   if (!pool) {
     pool = new PageWorkerPool(limits);
     poolLimits = limits;
   }
-  return pool.run(task, limits.timeoutMs);
+  return pool.run(task, limits.timeoutMs, signal);
 }
 
 /** The inert, numbered copy of a sample page for the page view (page-snapshot.ts), made in the pool. */
@@ -250,6 +270,48 @@ export async function anchorElementInWorker(
   limits: TPageLimits,
 ): Promise<TAnchoredElement> {
   return (await runInPool({ kind: "anchor-element", html, element }, limits)) as TAnchoredElement;
+}
+
+/** What a listing read is given besides the page: the most items, and a cancel for a call still queued. */
+export type TListingInWorkerOptions = TListingOptions & { signal?: AbortSignal };
+
+/**
+ * Is this sample page a listing, and how is it read (listing/detect-listing.ts)? Null when it is not one. In the pool:
+ * the page is untrusted, so it is parsed under the page budget, never on the server's thread (docs/page-reading.md).
+ */
+export async function detectListingInWorker(
+  html: string,
+  url: string,
+  limits: TPageLimits,
+  opts: TListingInWorkerOptions = {},
+): Promise<TDetectedListing | null> {
+  const task: TWorkerTask = { kind: "detect-listing", html, url, maxItems: opts.maxItems };
+  return (await runInPool(task, limits, opts.signal)) as TDetectedListing | null;
+}
+
+/** A listing page's items read with its locked plan (listing/read-listing.ts), in the pool. */
+export async function readListingInWorker(
+  html: string,
+  url: string,
+  plan: TListingPlan,
+  limits: TPageLimits,
+  opts: TListingInWorkerOptions = {},
+): Promise<TReadListingResult> {
+  const task: TWorkerTask = { kind: "read-listing", html, url, plan, maxItems: opts.maxItems };
+  return (await runInPool(task, limits, opts.signal)) as TReadListingResult;
+}
+
+/**
+ * A feed's entries (feed-items/parse-feed.ts), parsed in the pool. A body that is no feed rejects with parseFeed's
+ * own CapabilityFailure (INVALID_RESPONSE, its message and details); one over the budget with PAGE_TOO_COMPLEX.
+ */
+export async function parseFeedInWorker(
+  text: string,
+  url: string,
+  maxEntries: number,
+  limits: TPageLimits,
+): Promise<TFeedParse> {
+  return (await runInPool({ kind: "parse-feed", text, url, maxEntries }, limits)) as TFeedParse;
 }
 
 /** Stops the pool's workers; the next page starts a fresh pool. */

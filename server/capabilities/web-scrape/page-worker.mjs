@@ -5,14 +5,18 @@
 import { parentPort } from "node:worker_threads";
 import { tsImport } from "tsx/esm/api";
 
-const { runPageTask } = await tsImport("./page-tasks.ts", import.meta.url);
+const { runPageTask, workerFailureOf } = await tsImport("./page-tasks.ts", import.meta.url);
 
 parentPort.on("message", (message) => {
   let reply;
   try {
     reply = { id: message.id, result: runPageTask(message.task) };
   } catch (error) {
-    reply = { id: message.id, error: error instanceof Error ? error.message : String(error) };
+    // An expected failure (a body that is no feed) keeps its code and details; anything else is a bug's message.
+    const failure = workerFailureOf(error);
+    reply = failure
+      ? { id: message.id, failure }
+      : { id: message.id, error: error instanceof Error ? error.message : String(error) };
   }
   parentPort.postMessage(reply);
 });
