@@ -1,13 +1,14 @@
 import { AppError } from "../errors";
 import type { TCapabilityConfig } from "./config";
 import { failed } from "./envelope";
+import { feedItems } from "./feed-items";
 import { mapsPlace } from "./maps-place";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "./types";
 import { webPdf } from "./web-pdf";
 import { webScrape } from "./web-scrape";
 
 const REGISTRY: ReadonlyMap<string, TCapability> = new Map<string, TCapability>(
-  [webScrape, mapsPlace, webPdf].map((c) => [c.name, c as unknown as TCapability]),
+  [webScrape, mapsPlace, webPdf, feedItems].map((c) => [c.name, c as unknown as TCapability]),
 );
 
 export function getCapability(name: string): TCapability | undefined {

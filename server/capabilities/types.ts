@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { TFieldType } from "@/contracts/definition/field-schema";
+import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import type { TCapabilityConfig } from "./config";
 import type { TCssAnswer, TCssQuery } from "./web-scrape/css-query";
 
@@ -131,6 +133,16 @@ export type TReadBack = {
 /** One member of a set as its source read it. */
 export type TSetMember = { key: string; values: Record<string, unknown> };
 
+/**
+ * Rules mode, for a source whose read-back lists `items`: the draft watches them as a set (docs/sets.md), each member
+ * read with these fields — the pointer `/<value>` into its values — under these rules.
+ */
+export type TSetDraft = {
+  /** What one member and many are called in the setup chat ("entry", "entries"). */
+  member: { one: string; many: string };
+  fields: { value: string; type: TFieldType; description: string; rule: TMaterialityRule }[];
+};
+
 /** The identity rule a draft gets by default (the kinds of the definition's `identityRule`). */
 export type TDefaultIdentity = "canonical_url" | "place_id" | "input";
 
@@ -167,6 +179,8 @@ export type TCapability<TInput = unknown, TResults = unknown> = {
    * field the agent judges, with this guidance — for documents whose words matter (terms, notices, menus).
    */
   watchLines?: { description: string; guidance: string };
+  /** Rules mode: a sample whose read-back lists `items` is drafted as a set with these member fields. */
+  draftSet?: TSetDraft;
   /** Refuses a target at the door (creating a tracker, binding in setup) with an AppError the person can act on. */
   checkTarget?(input: TInput, config: TCapabilityConfig): Promise<void>;
   /** Reads a stored result back (refreshes, replay, the page view). */

@@ -1,6 +1,7 @@
 import { getCapability } from "../../capabilities";
 import type { TExtractor, TField, TMaterialityRule, TTrackerDefinition } from "../definition";
 import { parseDefinition } from "../definition";
+import { draftSetFromSample } from "./draft-set";
 import type { TPriceCandidate } from "./price-candidates";
 import { matchedWords, namedCandidate, type TRankedCandidate } from "./rank-price-candidates";
 import {
@@ -48,8 +49,13 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
   const r = (results ?? {}) as Record<string, unknown>;
   const draft: TDraft = { fields: [], materiality: {} };
   const notes: string[] = [];
-  // Drafted from the sample's shape: a place, a JSON body, or a structured document (pages, PDFs).
-  if (isRecord(r.place)) {
+  // A source that reads many members (a feed) is drafted as a set, by its descriptor's `draftSet` (draft-set.ts).
+  const set = draftSetFromSample(getCapability(capability), results);
+  // Drafted from the sample's shape: a set, a place, a JSON body, or a structured document (pages, PDFs).
+  if (set) {
+    for (const f of set.fields) add(draft, f.spec, f.rule);
+    notes.push(...set.notes);
+  } else if (isRecord(r.place)) {
     fromPlace(draft, r.place);
   } else if (r.json !== undefined) {
     fromJson(draft, r.json, "", 0);
@@ -72,7 +78,12 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
       },
     );
   }
-  const definition = { fields: draft.fields, identityRule, materiality: draft.materiality };
+  const definition = {
+    fields: draft.fields,
+    identityRule,
+    materiality: draft.materiality,
+    ...(set ? { set: set.policy } : {}),
+  };
   const parsed = parseDefinition(definition);
   // Every piece above is built to validate; if it ever does not, that is a bug worth surfacing.
   if (!parsed.ok) throw new Error(`rules-mode draft does not validate: ${parsed.errors.join("; ")}`);
