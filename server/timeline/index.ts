@@ -9,6 +9,7 @@ export * from "./find-or-carry-entity";
 export * from "./get-current-state";
 export * from "./query-timeline";
 export * from "./rejudged";
+export * from "./set-members";
 export * from "./stamp-checked";
 export * from "./to-timeline-entry";
 export * from "./write-current-state";

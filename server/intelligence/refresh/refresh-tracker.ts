@@ -23,6 +23,7 @@ import { precheckContent } from "./precheck-content";
 import { RefreshFailure } from "./refresh-failure";
 import { DEFAULT_LEASE_MS, type TRefreshOptions } from "./refresh-options";
 import { existingResult, type TRefreshResult } from "./refresh-result";
+import { refreshSet } from "./refresh-set";
 import type { TRunContext } from "./run-context";
 import { createBufferedLedger } from "./run-record";
 import { createStepRecorder } from "./run-steps";
@@ -101,7 +102,6 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
   const version = tracker.lockedVersion as number;
   const def = parseLockedDefinition(trackerId, version, tracker.definition);
   ctx.definitionVersion = version;
-  const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
   const checkBudget = budgetCheck(ctx);
 
   // The pre-check's salt: the same document under another definition version is new content.
@@ -112,6 +112,24 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
   // 3. Pre-check. Unchanged: the state stamp rides in the run's one final write; each field reads what it read last
   // time, so a miss counts one more run (nothing is added to the write when every field reads).
   const pre = await precheckContent(ctx, { capture, hashSalt });
+  const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
+  // A set with members missing but not yet gone counts this read too, unchanged or not (docs/sets.md).
+  const settling = pre.kind === "unchanged" && def.set && capture.items ? pendingSetState(tracker, pre.entityId) : null;
+  if (def.set && capture.items && (pre.kind === "new" || settling)) {
+    const { entityId, contentHash } = pre;
+    const previousState = pre.kind === "new" ? pre.state : settling;
+    return await refreshSet(ctx, {
+      def: { ...def, set: def.set },
+      version,
+      items: capture.items,
+      entityId,
+      contentHash,
+      previousState,
+      encoded: startCaptureEncoding({ trackerId, entityId, capture }),
+      model: models.judge,
+      checkBudget,
+    });
+  }
   if (pre.kind === "unchanged") {
     return await finishRun(ctx, {
       outcome: "unchanged",
@@ -192,4 +210,10 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
     }),
     changed: recorded,
   });
+}
+
+/** The set's own state when some members are missing but not yet gone (they must be counted); null when settled. */
+function pendingSetState(tracker: TRunContext["tracker"], entityId: string): { fields: unknown } | null {
+  const fields = tracker.entities.find((e) => e.id === entityId)?.fields as { missing?: unknown } | null | undefined;
+  return typeof fields?.missing === "number" && fields.missing > 0 ? { fields } : null;
 }

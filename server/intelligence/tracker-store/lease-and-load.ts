@@ -4,6 +4,7 @@ import { asyncCommitSql } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
+import { MEMBER_KEY_PREFIX } from "../../timeline";
 import { parseFieldHealth } from "./field-health-state";
 
 /**
@@ -94,7 +95,10 @@ export type TLeaseAndLoadResult =
 /** Entities returned with the bundle: a tracker usually has one; more than this falls back to a lookup. */
 export const LOADED_ENTITY_LIMIT = 16;
 
-/** The bundle's columns, over a tracker row aliased `t` and its definition `d` (shared with the claim). */
+/**
+ * The bundle's columns, over a tracker row aliased `t` and its definition `d` (shared with the claim). A set's members
+ * (`item:…`, docs/sets.md) are not the tracker's own entities: a set refresh reads them only when the set changed.
+ */
 export function bundleColumnsSql(): Prisma.Sql {
   return Prisma.sql`t."id", t."userId", t."decision", t."capability", t."capabilityInput"::text AS "capabilityInput",
     t."status"::text AS "status", t."lockedVersion", t."scheduleMinutes", t."consecutiveFailures",
@@ -103,7 +107,7 @@ export function bundleColumnsSql(): Prisma.Sql {
       SELECT json_agg(e)::text FROM (
         SELECT te."id", te."entityKey", s."contentHash", s."fields"
         FROM "TrackedEntity" te LEFT JOIN "EntityCurrentState" s ON s."entityId" = te."id"
-        WHERE te."trackerId" = t."id"
+        WHERE te."trackerId" = t."id" AND te."entityKey" NOT LIKE ${`${MEMBER_KEY_PREFIX}%`}
         ORDER BY s."lastCheckedAt" DESC NULLS LAST, te."id"
         LIMIT ${LOADED_ENTITY_LIMIT}
       ) e
