@@ -152,6 +152,15 @@ describe("feed.items", () => {
     });
     // Only an external_url: that is its link.
     expect(jobsBack.items?.[4]?.values.link).toBe("https://jobs.workable.example/fernwood/2177");
+    // web.scrape leaves a JSON Feed to feed.items (it would read it as one JSON document), and setup routes it here.
+    const asPage = await executeCapability(
+      "web.scrape",
+      { url: site.urlFor("/careers/jobs.json") },
+      { config: config() },
+    );
+    expect(asPage.error).toMatchObject({ code: "UNSUPPORTED_CONTENT_TYPE" });
+    const jobsUrl = { url: site.urlFor("/careers/jobs.json") };
+    expect(routeByContentType("web.scrape", jobsUrl, "application/feed+json")?.capability).toBe("feed.items");
   });
 
   it("reads a feed served as text/xml, which web.scrape refuses and setup routes here", async () => {

@@ -91,6 +91,8 @@ type TBodyKind = "html" | "json" | "text";
 /** HTML, XHTML, JSON (incl. +json types) and plain text; a missing type is sniffed from the body. */
 export function bodyKindOf(mime: string): TBodyKind | undefined {
   if (mime === "text/html" || mime === "application/xhtml+xml") return "html";
+  // A JSON Feed is a feed (feed.items reads it as a set, docs/sets.md), not a JSON body to read as one document.
+  if (mime === "application/feed+json") return undefined;
   if (mime === "application/json" || mime === "text/json" || mime.endsWith("+json")) return "json";
   if (mime === "text/plain") return "text";
   return undefined;
