@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDefinition } from "@/server/intelligence/definition";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
+import { replayDefinition } from "@/server/intelligence/replay/replay-definition";
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -98,7 +100,7 @@ describe("a set tracker (feed.items)", () => {
     const kept = await members(trackerId);
     expect(kept).toHaveLength(5);
     expect(kept.every((m) => m.state?.missingRuns === 0 && m.goneAt === null)).toBe(true);
-    expect(kept.map((m) => (m.state?.fields as { title?: string }).title).filter(Boolean)).toHaveLength(5);
+    expect(kept.map((m) => (m.state?.fields as { title?: string } | undefined)?.title).filter(Boolean)).toHaveLength(5);
     // One baseline entry for the set, none per member.
     expect((await rollUps(trackerId)).map((c) => c.materiality)).toEqual(["baseline"]);
     expect(await t.db.entityChange.count({ where: { trackerId } })).toBe(1);
@@ -140,7 +142,7 @@ describe("a set tracker (feed.items)", () => {
     expect(deprecated?.state?.missingRuns).toBe(1);
     expect(deprecated?.goneAt).toBeNull();
     const edited = all.find((m) => m.entityKey.includes("edge-regions"));
-    expect((edited?.state?.fields as { title: string }).title).toMatch(/^Three new edge regions/);
+    expect((edited?.state?.fields as { title?: string } | undefined)?.title).toMatch(/^Three new edge regions/);
 
     // The same v2 again: the missing entry is gone now (the second read without it), reported once.
     const second = await refreshTracker(t.db, trackerId, options());
@@ -177,5 +179,21 @@ describe("a set tracker (feed.items)", () => {
     expect(base.outcome).toBe("baseline");
     expect(base.summary).toMatch(/lists 5 items; this tracker keeps the first 3/);
     expect(await members(trackerId)).toHaveLength(3);
+  });
+
+  it("replay says plainly that it does not read sets yet (rather than replaying the feed as one entity)", async () => {
+    const trackerId = await feedTracker("/sets/replayed.rss", rss("changelog.rss.xml"));
+    await refreshTracker(t.db, trackerId, options());
+    const parsed = parseDefinition(definition());
+    if (!parsed.ok) throw new Error("the set definition should parse");
+    const replay = replayDefinition(t.db, trackerId, {
+      userId: (await t.db.tracker.findUniqueOrThrow({ where: { id: trackerId } })).userId,
+      decision: "What did the rival ship this month?",
+      definition: parsed.definition,
+      version: 1,
+      models: { filler: null, judge: null },
+      modelBudget: 0,
+    });
+    await expect(replay).rejects.toThrow(/Replay does not read sets yet/);
   });
 });

@@ -1,6 +1,7 @@
 import type { LanguageModel } from "ai";
 import { resolveBoundValues, retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
+import { AppError } from "../../errors";
 import { canonicalJson } from "../../lib/canonical-json";
 import { listRunCaptures, loadCapturePayloads, type TRunCapture } from "../../timeline";
 import { NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
@@ -86,6 +87,13 @@ export async function replayDefinition(
   input: TReplayDefinitionInput,
 ): Promise<TReplayDefinitionResult> {
   const def = input.definition;
+  // A set's captures hold its members; walking them member by member is not built yet (docs/sets.md): say so rather
+  // than replay the whole feed or listing as if it were one entity.
+  if (def.set)
+    throw new AppError(
+      "PRECONDITION_FAILED",
+      "Replay does not read sets yet: this tracker watches a set of members, and its timeline is kept only as it is refreshed.",
+    );
   const { before, inPeriod } = await listRunCaptures(db, {
     trackerId,
     ...(input.from ? { from: input.from } : {}),
