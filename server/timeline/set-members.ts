@@ -7,7 +7,8 @@ import { Prisma } from "../generated/prisma/client";
 
 /**
  * A set's members in the timeline (docs/sets.md): one TrackedEntity per member, keyed `item:<its identity>` so the
- * refresh bundle (the tracker's own entities) never carries them, with its state and changes in the usual tables.
+ * refresh bundle (the tracker's own entities) never carries them, with its state in EntityCurrentState and its own
+ * entries in MemberChange (EntityChange holds the tracker's own entries: for a set, the roll-up).
  * Read in one query when a set changed; written as parts of the refresh's one fenced final write, one part per table
  * for all members at once, so a refresh that changed 3 members or 300 is still one statement.
  */
@@ -73,7 +74,7 @@ export type TMemberWrites = {
   missing: { entityId: string; missingRuns: number }[];
   /** Members that are gone now (`goneAt` set) or back (`goneAt` cleared). */
   presence: { entityId: string; gone: boolean }[];
-  /** The members' own timeline rows; the set's roll-up is the set entity's change, with its notice. */
+  /** The members' own timeline rows (MemberChange); the set's roll-up is the set entity's change, with its notice. */
   changes: z.input<typeof ZMemberChangeSchema>[];
 };
 
@@ -84,7 +85,7 @@ const json = (value: unknown) => JSON.stringify(value);
 
 /**
  * The members' part of the final write: at most five sub-statements whatever the number of members, each guarded
- * on the lease fence. Member rows carry no notification outbox row: the set's one roll-up change does.
+ * on the lease fence. Member entries carry no notification outbox row: the set's one roll-up change does.
  */
 export function setMemberWritesSql(input: TMemberWrites & { at: Date; guard: string }): TCte[] {
   const parts: TCte[] = [];
@@ -129,11 +130,10 @@ export function setMemberWritesSql(input: TMemberWrites & { at: Date; guard: str
     const rows = input.changes.map((c) => ({ id: randomUUID(), ...ZMemberChangeSchema.parse(c) }));
     parts.push({
       name: "set_changes",
-      sql: Prisma.sql`INSERT INTO "EntityChange"
-          ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "citations",
-           "definitionVersion")
+      sql: Prisma.sql`INSERT INTO "MemberChange"
+          ("id", "entityId", "trackerId", "runId", "capturedAt", "delta", "materiality", "decisions", "definitionVersion")
         SELECT m."id", m."entityId", ${input.trackerId}, ${input.runId}, ${input.at}, m."delta",
-          m."materiality"::"ChangeMateriality", m."decisions", '[]'::jsonb, ${input.definitionVersion}::int
+          m."materiality"::"ChangeMateriality", m."decisions", ${input.definitionVersion}::int
         FROM jsonb_to_recordset(${json(rows)}::jsonb)
           AS m("id" text, "entityId" text, "delta" jsonb, "materiality" text, "decisions" jsonb)
         WHERE ${guard}

@@ -19,7 +19,7 @@ const FEEDS = "tests/fixtures/feeds";
 const rss = (name: string) => readFileSync(`${FEEDS}/${name}`, "utf8");
 const RSS = "application/rss+xml; charset=utf-8";
 
-/** The changelog's entries as a set: new and gone entries are material, an edited title notable. */
+/** The changelog's entries as a set: new and gone entries are material (set rules), and so is an edited title. */
 const definition = (overrides: { maxEntities?: number; missingAfter?: number } = {}) => ({
   fields: [
     {
@@ -79,11 +79,11 @@ const members = (trackerId: string) =>
     include: { state: true },
     orderBy: { entityKey: "asc" },
   });
+/** The tracker's own entries: for a set, the roll-ups (the members' own entries are MemberChange rows). */
 const rollUps = (trackerId: string) =>
-  t.db.entityChange.findMany({
-    where: { trackerId, entity: { entityKey: { not: { startsWith: "item:" } } } },
-    orderBy: { capturedAt: "asc" },
-  });
+  t.db.entityChange.findMany({ where: { trackerId }, orderBy: { capturedAt: "asc" } });
+const memberEntries = (trackerId: string) =>
+  t.db.memberChange.findMany({ where: { trackerId }, include: { entity: true }, orderBy: { capturedAt: "asc" } });
 
 /** The v1 changelog with its items in reverse order (same entries, same text). */
 function reordered(xml: string): string {
@@ -103,7 +103,7 @@ describe("a set tracker (feed.items)", () => {
     expect(kept.map((m) => (m.state?.fields as { title?: string } | undefined)?.title).filter(Boolean)).toHaveLength(5);
     // One baseline entry for the set, none per member.
     expect((await rollUps(trackerId)).map((c) => c.materiality)).toEqual(["baseline"]);
-    expect(await t.db.entityChange.count({ where: { trackerId } })).toBe(1);
+    expect(await memberEntries(trackerId)).toHaveLength(0);
 
     site.setPage("/sets/changelog.rss", { body: reordered(rss("changelog.rss.xml")), contentType: RSS });
     const sent: string[] = [];
@@ -112,6 +112,7 @@ describe("a set tracker (feed.items)", () => {
     expect(again).toMatchObject({ status: "completed", outcome: "unchanged", modelCalls: 0 });
     expect(counter.statements).toBeLessThanOrEqual(2);
     expect(await t.db.entityChange.count({ where: { trackerId } })).toBe(1);
+    expect(await memberEntries(trackerId)).toHaveLength(0);
   });
 
   it("a new, an edited and a missing entry: one roll-up with its notice, gone only after missingAfter reads", async () => {
@@ -123,7 +124,7 @@ describe("a set tracker (feed.items)", () => {
     const first = await refreshTracker(t.db, trackerId, options()).finally(() => counter.restore());
     // A changed set: the lease, the members in one query, and the one final write — whatever the number of members.
     expect(counter.statements).toBeLessThanOrEqual(3);
-    // New entry appeared (material by the set's rule); the edited title is the member's own notable change; the
+    // New entry appeared (material by the set's rule); the edited title is the member's own material change; the
     // removed entry is only missing once.
     expect(first).toMatchObject({ status: "completed", outcome: "material" });
     let rows = await rollUps(trackerId);
@@ -136,6 +137,23 @@ describe("a set tracker (feed.items)", () => {
     expect(delta.disappeared).toBeUndefined();
     // The notice rides with the roll-up only: one outbox row for the run.
     expect(await t.db.changeOutbox.count({ where: { change: { trackerId } } })).toBe(1);
+    // The members' own entries: the new one and the edited one (the missing one says nothing yet).
+    const own = await memberEntries(trackerId);
+    expect(
+      own
+        .map((e) => [
+          e.entity.entityKey.includes("preview-comments")
+            ? "new"
+            : e.entity.entityKey.includes("edge-regions")
+              ? "edited"
+              : e.entity.entityKey,
+          e.materiality,
+        ])
+        .sort(),
+    ).toEqual([
+      ["edited", "material"],
+      ["new", "notable"],
+    ]);
     let all = await members(trackerId);
     expect(all).toHaveLength(6);
     const deprecated = all.find((m) => m.entityKey.includes("deprecate-v1-api"));
@@ -153,6 +171,7 @@ describe("a set tracker (feed.items)", () => {
     expect(gone.members).toEqual({ from: 6, to: 5 });
     all = await members(trackerId);
     expect(all.find((m) => m.entityKey.includes("deprecate-v1-api"))?.goneAt).not.toBeNull();
+    expect((await memberEntries(trackerId)).at(-1)?.delta).toEqual({ presence: { from: "listed", to: "gone" } });
     // A third identical read: nothing to say, at the floor.
     const third = await refreshTracker(t.db, trackerId, options());
     expect(third.outcome).toBe("unchanged");
