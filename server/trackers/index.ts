@@ -54,6 +54,7 @@ export * from "./queries/get-trackers-list";
 export * from "./queries/list-definition-versions";
 export * from "./queries/list-pruned-run-days";
 export * from "./queries/list-refresh-runs";
+export * from "./queries/list-set-members";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";
 // Live: one tracker's events for its open page.

@@ -158,6 +158,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.series": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.runs": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.prunedRunDays": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.setMembers": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refresh": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refreshProgress": {
     kind: "owned",

@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 // Plain values, not from the "use client" components (a server component would get client references).
 import { PRUNED_DAYS_LIMIT, RUNS_PREVIEW_LIMIT, TIMELINE_PAGE_SIZE } from "@/components/trackers/page-queries";
+import { SetMembers } from "@/components/trackers/set-members";
 import { TrackerPage } from "@/components/trackers/tracker-page";
+import { SET_MEMBERS_DEFAULT_LIMIT } from "@/contracts/set-members";
 import { getQueryClient, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
 type TProps = { params: Promise<{ id: string }>; searchParams?: Promise<{ locked?: string | string[] }> };
@@ -33,9 +35,15 @@ export default async function TrackerRoute({ params, searchParams }: TProps) {
   await prefetch(trpc.tracker.get.queryOptions({ trackerId: id }));
   // A missing tracker, or another person's, is the not-found page (a real 404: nothing is streamed before this).
   if (failureCode(id) === "NOT_FOUND") notFound();
+  // The member list's first page (the input SetMembers starts with); it also says whether the tracker watches a set.
+  const membersOptions = trpc.tracker.setMembers.infiniteQueryOptions(
+    { trackerId: id, sort: "name", status: "all", limit: SET_MEMBERS_DEFAULT_LIMIT },
+    { getNextPageParam: (last) => last.nextCursor ?? undefined },
+  );
   // Everything the page shows arrives with its HTML (the same query keys the client components use), so nothing
   // moves as data comes in and the timeline reads without JavaScript.
   await Promise.all([
+    getQueryClient().prefetchInfiniteQuery(membersOptions),
     prefetch(trpc.tracker.series.queryOptions({ trackerId: id })),
     prefetch(trpc.tracker.runs.queryOptions({ trackerId: id, limit: RUNS_PREVIEW_LIMIT })),
     prefetch(trpc.tracker.prunedRunDays.queryOptions({ trackerId: id, limit: PRUNED_DAYS_LIMIT })),
@@ -46,9 +54,16 @@ export default async function TrackerRoute({ params, searchParams }: TProps) {
       ),
     ),
   ]);
+  // Only a tracker whose locked definition has a `set` part lists members (docs/sets.md).
+  const watchesSet = getQueryClient().getQueryData(membersOptions.queryKey)?.pages[0]?.watchesSet === true;
   return (
     <HydrateClient>
       <TrackerPage trackerId={id} justLocked={justLocked} />
+      {watchesSet ? (
+        <div className="mt-6">
+          <SetMembers trackerId={id} />
+        </div>
+      ) : null}
     </HydrateClient>
   );
 }

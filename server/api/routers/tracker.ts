@@ -8,6 +8,7 @@ import {
   ZReplayPlanSchema,
   ZReplayResponseSchema,
 } from "@/contracts/replay";
+import { ZSetMembersRequestSchema, ZSetMembersResponseSchema } from "@/contracts/set-members";
 import {
   ZDiscardDraftRequestSchema,
   ZDiscardDraftResponseSchema,
@@ -42,6 +43,7 @@ import {
   getTrackerTimeline,
   listPrunedRunDays,
   listRefreshRuns,
+  listSetMembers,
   listTrackerSummaries,
   rejudgeHistory,
   replayTrackerWithinLimit,
@@ -102,6 +104,12 @@ export const trackerRouter = createTRPCRouter({
     .query(({ ctx, input }) =>
       listPrunedRunDays(ctx.db, { userId: ctx.user.id, trackerId: input.trackerId, limit: input.limit }),
     ),
+
+  /** The members of a set tracker (docs/sets.md), a page at a time; not a set → `watchesSet: false`, no members. */
+  setMembers: protectedProcedure
+    .input(ZSetMembersRequestSchema)
+    .output(ZSetMembersResponseSchema)
+    .query(({ ctx, input }) => listSetMembers(ctx.db, { userId: ctx.user.id, ...input })),
 
   refresh: protectedProcedure
     .input(ZTrackerIdRequestSchema)
