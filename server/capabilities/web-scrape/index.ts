@@ -1,11 +1,15 @@
 import { z } from "zod";
+import { type TListingPlan, ZListingItemSchema, ZListingPlanSchema } from "../../../contracts/definition/listing-plan";
 import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "./format-structured-document";
-import { readPageInWorker } from "./page-worker-pool";
-import { findWebAddress, readWebResult } from "./read-back";
+import { hashStructuredDocument } from "./hash-structured-document";
+import { followListingPages, LISTING_MAX_ITEMS, type TListingRead } from "./listing/follow-pages";
+import type { TPageLimits } from "./page-limits";
+import { readListingInWorker, readPageInWorker } from "./page-worker-pool";
+import { findWebAddress, listingDocument, listingMembers, readWebResult } from "./read-back";
 import { renderPage } from "./render-page";
 import { safeFetch, type TFetchStats } from "./safe-fetch";
 
@@ -35,6 +39,9 @@ export const ZWebScrapeInputSchema = z.object({
    * first refresh that decides), never by people; ignored unless render is `auto`.
    */
   autoRender: z.boolean().optional(),
+  listing: ZListingPlanSchema.optional().describe(
+    "A listing page watched as a set (docs/sets.md): the locked plan that says where its items are, how each is identified and which values each has; pages followed up to maxPages",
+  ),
 });
 export type TWebScrapeInput = z.infer<typeof ZWebScrapeInputSchema>;
 
@@ -83,6 +90,12 @@ export const ZWebScrapeOutputSchema = z.object({
       reason: z.string().optional(),
     })
     .optional(),
+  /**
+   * Input `listing` only: the items its plan read, merged over the pages followed (each key once, in page order);
+   * `truncated` when a next page or items were left unread (maxPages, the item cap). The read-back hashes these,
+   * not `document`, and `contentHash` is of them (read-back.ts).
+   */
+  listing: z.object({ items: z.array(ZListingItemSchema), pages: z.number().int(), truncated: z.boolean() }).optional(),
 });
 export type TWebScrapeOutput = z.infer<typeof ZWebScrapeOutputSchema>;
 
@@ -115,9 +128,9 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
   let envelope: TCapabilityEnvelope<TWebScrapeOutput>;
   const config = ctx.config.fetch;
   const mode = input.render ?? "auto";
-  const render = async (): Promise<{ body: TBody; ms: number; blocked: number }> => {
+  const render = async (url = input.url): Promise<{ body: TBody; ms: number; blocked: number }> => {
     const selector = ctx.cssQueries?.find((q) => q.selector)?.selector;
-    const page = await renderPage(input.url, config, {
+    const page = await renderPage(url, config, {
       stats,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(selector ? { waitForSelector: selector } : {}),
@@ -128,6 +141,15 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       blocked: page.blocked.length,
     };
   };
+  const fetchPlain = (url: string): Promise<TBody> =>
+    safeFetch(url, config, {
+      signal: ctx.signal,
+      stats,
+      checkContentType: (mime) =>
+        mime === "" || bodyKindOf(mime)
+          ? undefined
+          : `Refusing to read ${url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
+    });
   try {
     let body: TBody;
     let rendered: TWebScrapeOutput["render"];
@@ -143,14 +165,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
         ...(mode === "auto" ? { autoRender: true } : {}),
       };
     } else {
-      body = await safeFetch(input.url, config, {
-        signal: ctx.signal,
-        stats,
-        checkContentType: (mime) =>
-          mime === "" || bodyKindOf(mime)
-            ? undefined
-            : `Refusing to read ${input.url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
-      });
+      body = await fetchPlain(input.url);
       rendered = { rendered: false };
     }
     let kind = bodyKindOf(body.contentType) ?? sniffKind(body.text);
@@ -164,7 +179,8 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           contentType: b.contentType,
           css: [...(ctx.cssQueries ?? [])],
           htmlMaxChars: config.htmlMaxChars,
-          ...(ctx.hashSalt !== undefined ? { hashSalt: ctx.hashSalt } : {}),
+          // A listing's hash is its set's, made below; the page's would be wasted work.
+          ...(ctx.hashSalt !== undefined && !input.listing ? { hashSalt: ctx.hashSalt } : {}),
           ...(shellCheck ? { shellCheck } : {}),
         },
         config.page,
@@ -211,12 +227,60 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       output.html = page.html ?? "";
       if (ctx.cssQueries?.length) output.css = page.css;
     }
+    if (input.listing) {
+      if (kind !== "html")
+        throw new CapabilityFailure(
+          "UNSUPPORTED_CONTENT_TYPE",
+          `${input.url} is watched as a listing page, but it answered ${body.contentType || "a body"} that is not HTML, so its items cannot be read.`,
+        );
+      // Next pages go the way the first went: rendered when it was, else the same safe fetch (docs/page-reading.md).
+      const pageRender = rendered.rendered;
+      output.listing = await readListingPages(
+        input.url,
+        input.listing,
+        body,
+        async (url) => (pageRender ? (await render(url)).body : await fetchPlain(url)),
+        config.page,
+        ctx.signal,
+      );
+      // The pre-check's hash is the set's (docs/sets.md), over the document the read-back hashes: never the page's.
+      if (ctx.hashSalt !== undefined)
+        output.contentHash = hashStructuredDocument(
+          listingDocument(listingMembers(output.listing.items)),
+          ctx.hashSalt,
+        );
+    }
     envelope = completed(output);
   } catch (err) {
     envelope = failedFrom(err, input.url);
   }
   await recordUsage(ctx, WEB_SCRAPE, input, envelope, stats, startedAt);
   return envelope;
+}
+
+/**
+ * A listing's items on its first page and on each next page its plan follows (listing/follow-pages.ts), every page
+ * read in the page worker (docs/page-reading.md).
+ */
+async function readListingPages(
+  requestedUrl: string,
+  plan: TListingPlan,
+  first: TBody,
+  fetchNext: (url: string) => Promise<TBody>,
+  limits: TPageLimits,
+  signal: AbortSignal | undefined,
+): Promise<TListingRead> {
+  // One over the cap, so a page that lists more than the cap is known to be cut (follow-pages.ts marks it truncated).
+  const read = (b: TBody) =>
+    readListingInWorker(b.text, b.finalUrl, plan, limits, {
+      maxItems: LISTING_MAX_ITEMS + 1,
+      ...(signal ? { signal } : {}),
+    });
+  const start = await read(first);
+  return followListingPages({ requestedUrl, finalUrl: first.finalUrl, ...start }, plan, async (url) => {
+    const next = await fetchNext(url);
+    return { finalUrl: next.finalUrl, ...(await read(next)) };
+  });
 }
 
 export const webScrape: TCapability<TWebScrapeInput, TWebScrapeOutput> = {

@@ -1,4 +1,5 @@
-import type { TReadBack } from "../types";
+import type { TListingItem } from "../../../contracts/definition/listing-plan";
+import type { TReadBack, TSetMember } from "../types";
 import type { TCssAnswer } from "./css-query";
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/i;
@@ -16,6 +17,8 @@ type TWebResultLike = {
   json?: unknown;
   css?: Record<string, TCssAnswer>;
   contentHash?: string;
+  /** A listing page read as a set (input `listing`): its items merged over its pages. */
+  listing?: { items?: TListingItem[] };
 };
 
 /**
@@ -25,6 +28,7 @@ type TWebResultLike = {
  */
 export function readWebResult(input: { url?: string } | undefined, results: TWebResultLike | undefined): TReadBack {
   const r = results ?? {};
+  if (r.listing) return readListingResult(input, r, Array.isArray(r.listing.items) ? r.listing.items : []);
   const document = r.document ?? r;
   const raw: TReadBack["raw"] = { json: r.json !== undefined ? r.json : document };
   if (r.html !== undefined) raw.html = r.html;
@@ -39,5 +43,40 @@ export function readWebResult(input: { url?: string } | undefined, results: TWeb
       ...(typeof input?.url === "string" ? { url: input.url } : {}),
     },
     ...(r.contentHash !== undefined ? { contentHash: r.contentHash } : {}),
+  };
+}
+
+/** A listing's items as set members: each item's key and exactly the values its plan read. */
+export function listingMembers(items: readonly TListingItem[]): TSetMember[] {
+  return items.map((item) => ({ key: item.key, values: { ...item.values } }));
+}
+
+/**
+ * What a listing read hashes (docs/sets.md): its members sorted by key (code units, the same on every server), so the
+ * hash is the set's, not the page's: a reorder, an ad or any other text on the page changes nothing.
+ */
+export function listingDocument(members: readonly TSetMember[]): { listing: TSetMember[] } {
+  return { listing: [...members].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) };
+}
+
+/** A listing page read back as a set: `items` in page order for the members, the key-sorted set as the document. */
+function readListingResult(
+  input: { url?: string } | undefined,
+  r: TWebResultLike,
+  items: readonly TListingItem[],
+): TReadBack {
+  const members = listingMembers(items);
+  const document = listingDocument(members);
+  return {
+    document,
+    raw: { json: document },
+    source: `web page ${r.finalUrl ?? input?.url ?? ""}`,
+    ids: {
+      canonicalUrl: r.document?.canonicalUrl ?? null,
+      ...(typeof input?.url === "string" ? { url: input.url } : {}),
+    },
+    // web.scrape hashes this same document with the run's salt when it reads a listing (index.ts).
+    ...(r.contentHash !== undefined ? { contentHash: r.contentHash } : {}),
+    items: members,
   };
 }
