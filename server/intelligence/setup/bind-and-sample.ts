@@ -16,6 +16,7 @@ import type { TDb } from "../../db";
 import { isAppError } from "../../errors";
 import { createTracker } from "../tracker-store";
 import { detectScriptContent } from "./detect-script-content";
+import { readListingSample } from "./read-listing-sample";
 import { readPageForDraft, type TPageReading } from "./read-page-for-draft";
 import { linkSetupTracker, saveSetupSample } from "./session";
 import { clearSetupPage, saveSetupPage, type TPageBox, type TPageShotKept } from "./setup-page-store";
@@ -36,6 +37,11 @@ export type TSetupSample = {
    * whether the sample was then read in a browser. Absent when the page has its content in the HTML.
    */
   scriptContent?: { reasons: string[]; rendered: boolean; failed?: string };
+  /**
+   * Rules mode asked for a set (decision-wants-set.ts): whether the page is watched as a listing (its plan is then the
+   * input's `listing`), or why not, in one sentence. Absent when no set was asked for.
+   */
+  listing?: { watched: true } | { watched: false; why: string };
 };
 
 /**
@@ -98,6 +104,8 @@ export async function bindAndSample(
     label: string;
     config: TCapabilityConfig;
     signal?: AbortSignal;
+    /** The decision is about a set (rules mode, decision-wants-set.ts): a web page that is a listing is read as one. */
+    findListing?: boolean;
   },
 ): Promise<TBindResult> {
   let parsedInput: unknown;
@@ -115,9 +123,11 @@ export async function bindAndSample(
     label: input.label,
     config: input.config,
     signal: input.signal,
+    findListing: input.findListing ?? false,
   });
   if (!read.ok) return read;
   const { sample } = read;
+  // The tracker is created from the sample's input, so a listing found there (`listing`) is what its refreshes read.
   parsedInput = sample.input;
 
   // The title is the decision, cleaned — never the raw message with its address (tracker-title.ts).
@@ -163,6 +173,8 @@ export async function readSample(input: {
   label: string;
   config: TCapabilityConfig;
   signal?: AbortSignal | undefined;
+  /** Look for a listing on a web page and, when there is one, read the sample as a set (read-listing-sample.ts). */
+  findListing?: boolean;
 }): Promise<TReadSample> {
   let parsedInput = input.input;
   let capability = input.capability;
@@ -200,25 +212,46 @@ export async function readSample(input: {
       }
     }
   }
-  const { html, ...results } = envelope.results as Record<string, unknown>;
+  // The page as read: its document and HTML make the drafter's reading and the page view, even when the sample's
+  // results below are the listing read again as a set.
+  const { html, ...pageResults } = envelope.results as Record<string, unknown>;
   // web.scrape `render: auto`: the sample decides how this tracker's page is read. A page that only JavaScript
   // fills is remembered as such, so its first refresh renders straight away (and the card says so).
-  const render = results.render as { autoRender?: boolean } | undefined;
+  const render = pageResults.render as { autoRender?: boolean } | undefined;
   if (capability === WEB_SCRAPE && render?.autoRender === true && isRecord(parsedInput))
     parsedInput = { ...parsedInput, autoRender: true };
+  let results = pageResults;
+  let listing: TSetupSample["listing"];
+  if (input.findListing && capability === WEB_SCRAPE && isRecord(parsedInput)) {
+    // Detected once, off the main thread, while the HTML is at hand (the session keeps no HTML): docs/sets.md.
+    const set = await readListingSample({
+      page: envelope.results as Record<string, unknown>,
+      capabilityInput: parsedInput,
+      call,
+      limits: input.config.fetch.page,
+      signal: input.signal,
+    });
+    listing = set.ok ? { watched: true } : { watched: false, why: set.why };
+    if (set.ok) {
+      parsedInput = set.input;
+      const { html: _listingHtml, ...listed } = set.envelope.results as Record<string, unknown>;
+      results = listed;
+    }
+  }
   const sample: TSetupSample = { capability, input: parsedInput, label: input.label, results };
   if (scriptContent) sample.scriptContent = scriptContent;
+  if (listing) sample.listing = listing;
   let page: TSamplePage | null = null;
   let pageProblem: string | undefined;
-  if (getCapability(capability)?.pageView && results.document) {
+  if (getCapability(capability)?.pageView && pageResults.document) {
     // The HTML is asked (in the page worker) which element is the product's price and which are struck through.
     sample.reading = await readPageForDraft(
-      results.document,
+      pageResults.document,
       typeof html === "string" ? html : undefined,
       input.config.fetch.page,
     );
     if (typeof html === "string" && html) {
-      const copied = await copyPage(html, results, input.config, { photograph: true });
+      const copied = await copyPage(html, pageResults, input.config, { photograph: true });
       if ("problem" in copied) pageProblem = copied.problem;
       else page = copied;
     }

@@ -1,6 +1,7 @@
 import { getCapability } from "../../capabilities";
 import type { TExtractor, TField, TMaterialityRule, TTrackerDefinition } from "../definition";
 import { parseDefinition } from "../definition";
+import { draftListingSet, type TListingDraft } from "./draft-listing-set";
 import { draftSetFromSample } from "./draft-set";
 import type { TPriceCandidate } from "./price-candidates";
 import { matchedWords, namedCandidate, type TRankedCandidate } from "./rank-price-candidates";
@@ -33,6 +34,8 @@ export type TDraftOptions = {
   decision?: string;
   /** The page reading kept with the sample; without one it is read from the document alone. */
   reading?: TPageReading | null;
+  /** A web page watched as a listing (read-listing-sample.ts `listingOfSample`): drafted as a set of its items. */
+  listing?: TListingDraft | null;
 };
 
 export type TDraftResult = {
@@ -49,8 +52,11 @@ export function draftWithNotes(capability: string, results: unknown, options: TD
   const r = (results ?? {}) as Record<string, unknown>;
   const draft: TDraft = { fields: [], materiality: {} };
   const notes: string[] = [];
-  // A source that reads many members (a feed) is drafted as a set, by its descriptor's `draftSet` (draft-set.ts).
-  const set = draftSetFromSample(getCapability(capability), results);
+  // A source that reads many members is drafted as a set: a listing page by its plan (draft-listing-set.ts), a feed
+  // by its descriptor's `draftSet` (draft-set.ts).
+  const set = options.listing
+    ? draftListingSet(options.listing, options.decision ?? "")
+    : draftSetFromSample(getCapability(capability), results);
   // Drafted from the sample's shape: a set, a place, a JSON body, or a structured document (pages, PDFs).
   if (set) {
     for (const f of set.fields) add(draft, f.spec, f.rule);

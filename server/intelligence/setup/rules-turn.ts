@@ -5,10 +5,12 @@ import type { TTrackerDefinition } from "../definition";
 import { applyChatEdits } from "./apply-chat-edits";
 import { applyContextFilesToDraft } from "./apply-context-files";
 import { bindAndSample } from "./bind-and-sample";
+import { decisionWantsSet } from "./decision-wants-set";
 import { scriptContentNote } from "./detect-script-content";
 import { draftWithNotes } from "./fallback";
 import { findTarget } from "./find-target";
 import { parseChatEdits } from "./parse-chat-edit";
+import { listingOfSample } from "./read-listing-sample";
 import { parsePageReading } from "./read-page-for-draft";
 import { rebindPriceByWords } from "./rebind-price";
 import { lockSetup, saveSetupDraft } from "./save-setup-draft";
@@ -64,12 +66,15 @@ export async function runRulesTurn(
       capabilityInput: target.input,
       label: target.label,
       config: input.config,
+      // A decision about a set ("did the rival add any products?") watches a listing page as one (docs/sets.md).
+      findListing: decisionWantsSet(decision),
     });
     if (!bound.ok) return reply.error(`${bound.message} Send another address when you are ready.`);
     reply.sample(target.label, bound.sample.results.document ?? bound.sample.results, bound.trackerId);
     const { definition, notes } = draftWithNotes(bound.sample.capability, bound.sample.results, {
       decision,
       reading: bound.sample.reading,
+      listing: listingOfSample(bound.sample),
     });
     const saved = await saveSetupDraft(db, { userId, sessionId, definition });
     reply.draftSaved(saved);
@@ -79,6 +84,8 @@ export async function runRulesTurn(
       [
         `I read ${target.label} and drafted ${n} field${n === 1 ? "" : "s"} from its structure.`,
         ...notes,
+        // A set was asked for but the page is no listing (or could not be read as one): said in one sentence.
+        ...(bound.sample.listing?.watched === false ? [bound.sample.listing.why] : []),
         // A price a script fills in: say so and offer the browser read (docs/page-reading.md, "Pages that need a browser").
         ...(bound.sample.scriptContent
           ? [scriptContentNote(bound.sample.scriptContent, !!input.config.fetch.browser)]

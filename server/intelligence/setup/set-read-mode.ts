@@ -7,6 +7,7 @@ import { getTracker, updateCapabilityInput } from "../tracker-store";
 import { keepSample, readSample } from "./bind-and-sample";
 import { scriptContentNote } from "./detect-script-content";
 import { draftWithNotes } from "./fallback";
+import { listingOfSample } from "./read-listing-sample";
 import { lockedSampleNote, READ_MODE_TEXT } from "./read-mode";
 import { saveSetupDraft, type TSavedSetupDraft } from "./save-setup-draft";
 import { getSetupState } from "./session";
@@ -35,9 +36,14 @@ export async function setSetupReadMode(
       "This server has no browser configured (BROWSER_EXECUTABLE_PATH or BROWSER_WS_ENDPOINT), so it cannot render pages.",
     );
   }
-  const current = tracker.capabilityInput as { url?: unknown };
-  // A fresh choice: what `auto` remembered about the old sample is decided again by the new one.
-  const capabilityInput = parseCapabilityInput("web.scrape", { url: current.url, render: input.render });
+  const current = tracker.capabilityInput as { url?: unknown; listing?: unknown };
+  // A fresh choice: what `auto` remembered about the old sample is decided again by the new one. A listing watched
+  // as a set stays one (docs/sets.md).
+  const capabilityInput = parseCapabilityInput("web.scrape", {
+    url: current.url,
+    render: input.render,
+    ...(current.listing ? { listing: current.listing } : {}),
+  });
   const label = typeof current.url === "string" ? current.url : "the page";
   const read = await readSample({ capability: "web.scrape", input: capabilityInput, label, config: input.config });
   if (!read.ok) throw new AppError("PRECONDITION_FAILED", `${read.message} The read mode was not changed.`);
@@ -53,6 +59,7 @@ export async function setSetupReadMode(
     const { definition, notes } = draftWithNotes("web.scrape", sample.results, {
       decision: first ? messageText(first) : tracker.decision,
       reading: sample.reading,
+      listing: listingOfSample(sample),
     });
     draft = await saveSetupDraft(db, { userId: input.userId, sessionId: input.sessionId, definition });
     const n = definition.fields.length;
