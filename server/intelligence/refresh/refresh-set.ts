@@ -222,7 +222,12 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
   const outcome = first ? "baseline" : (recorded ?? "unchanged");
   return finishRun(ctx, {
     outcome,
-    summary: outcome === "unchanged" ? `no material change in the set (${summary})` : summary,
+    // Worded like a single entity's ("material: …"), so every place that shows a run's outcome reads it alike.
+    summary: first
+      ? summary
+      : outcome === "unchanged"
+        ? `no material change in the set (${summary})`
+        : `${outcome}: ${summary}`,
     keep: await keepCapture(input.encoded, {
       def,
       decision: tracker.decision,
