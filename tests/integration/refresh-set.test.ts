@@ -135,6 +135,14 @@ describe("a set tracker (feed.items)", () => {
     expect(delta.appeared?.to).toEqual([expect.stringMatching(/comment/i)]);
     expect(delta.changed?.to).toEqual([expect.stringMatching(/edge regions/i)]);
     expect(delta.disappeared).toBeUndefined();
+    // Each line says why, by code: the appeared rule for the new entry, the edited one's own material change.
+    const why = roll?.decisions as Record<string, { verdict: string; decidedBy: string; reason: string }>;
+    expect(why.appeared).toMatchObject({
+      verdict: "material",
+      decidedBy: "code",
+      reason: expect.stringMatching(/^1 new item: /),
+    });
+    expect(why.changed).toMatchObject({ verdict: "material", reason: expect.stringMatching(/edge regions/i) });
     // The notice rides with the roll-up only: one outbox row for the run.
     expect(await t.db.changeOutbox.count({ where: { change: { trackerId } } })).toBe(1);
     // The members' own entries: the new one and the edited one (the missing one says nothing yet).

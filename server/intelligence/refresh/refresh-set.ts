@@ -184,16 +184,18 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
       : moved
         ? ("notable" as const)
         : null;
+  const formats = Object.fromEntries(def.fields.map((f) => [f.name, f]));
+  const capped = diff.overCap ? `; ${diff.overCap.message}` : "";
   const summary = first
-    ? `baseline recorded (${count} member(s))${diff.overCap ? `; ${diff.overCap.message}` : ""}`
-    : `${summarizeSet(diff, { isMaterial: (key) => memberMaterial.has(key) })}${diff.overCap ? `; ${diff.overCap.message}` : ""}`;
-  const reason = [summary, ...verdict.reasons].join("; ");
-  const decisions: Record<string, TDecision> = Object.fromEntries(
-    Object.keys(rollUp.delta).map((field) => [
-      field,
-      { verdict: recorded ?? "notable", decidedBy: "code" as const, reason },
-    ]),
-  );
+    ? `baseline recorded (${count} member(s))${capped}`
+    : `${summarizeSet(diff, { isMaterial: (key) => memberMaterial.has(key), formats })}${capped}`;
+  const decisions = rollUpDecisions(rollUp.delta, {
+    diff,
+    policy,
+    memberMaterial,
+    summary,
+    missingAfter: policy.missingAfter,
+  });
   const setWrites: TTimelineWrites = (at, guard) => [
     ...(first || recorded
       ? appendChangeSql({
@@ -274,4 +276,58 @@ function rollUpOf(
   const changed = diff.changed.filter((i) => counts.recorded.has(i.key)).map((i) => name(i.key));
   if (changed.length) delta.changed = { from: null, to: changed.slice(0, 50) };
   return { delta };
+}
+
+const CHANGE_RULES = new Set(["any_item_drop", "any_item_rise", "items_changed_at_least"]);
+
+/**
+ * Each roll-up line's verdict and reason, by code: the set rules that speak to it (appeared, disappeared, the rules
+ * over members' values for "changed") make it material and say why; otherwise it is notable, with what happened.
+ */
+function rollUpDecisions(
+  delta: TDeltas,
+  input: {
+    diff: TSetDiff;
+    policy: TSetPolicy;
+    memberMaterial: ReadonlySet<string>;
+    summary: string;
+    missingAfter: number;
+  },
+): Record<string, TDecision> {
+  const { diff, policy, memberMaterial } = input;
+  const said = (kinds: (kind: string) => boolean) =>
+    judgeSet(diff, { rules: policy.rules.filter((r) => kinds(r.kind)) }, (key) => memberMaterial.has(key)).reasons;
+  const line = (reasons: string[], material: boolean, otherwise: string): TDecision => ({
+    verdict: material || reasons.length > 0 ? "material" : "notable",
+    decidedBy: "code",
+    reason: reasons.length > 0 ? reasons.join("; ") : otherwise,
+  });
+  const out: Record<string, TDecision> = {};
+  for (const field of Object.keys(delta)) {
+    if (field === "appeared")
+      out[field] = line(
+        said((k) => k === "appeared"),
+        false,
+        "new in the set",
+      );
+    else if (field === "disappeared")
+      out[field] = line(
+        said((k) => k === "disappeared"),
+        false,
+        `not listed for ${input.missingAfter} reads in a row`,
+      );
+    else if (field === "changed")
+      out[field] = line(
+        said((k) => CHANGE_RULES.has(k)),
+        memberMaterial.size > 0,
+        input.summary,
+      );
+    else
+      out[field] = {
+        verdict: "notable",
+        decidedBy: "code",
+        reason: `members listed (one missing for fewer than ${input.missingAfter} reads still counts)`,
+      };
+  }
+  return out;
 }
