@@ -11,6 +11,7 @@ import { refreshBenchmark } from "./refresh.bench";
 import { renderBenchmark } from "./render.bench";
 import { replayBenchmark } from "./replay.bench";
 import { schedulerBenchmark } from "./scheduler.bench";
+import { setBenchmark } from "./set.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
@@ -22,6 +23,7 @@ const BENCHMARKS: TBenchmark[] = [
   corpusBenchmark,
   feedBenchmark,
   refreshBenchmark,
+  setBenchmark,
   peerBenchmark,
   adapterBenchmark,
   memoryBenchmark,
