@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDefinition } from "@/server/intelligence/definition";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
@@ -6,6 +5,7 @@ import { replayDefinition } from "@/server/intelligence/replay/replay-definition
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { feedFixture, feedSetDefinition, RSS } from "../helpers/feed-set";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -15,34 +15,8 @@ import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers"
  * after `missingAfter` reads without it; the cap keeps the first members and says so.
  */
 
-const FEEDS = "tests/fixtures/feeds";
-const rss = (name: string) => readFileSync(`${FEEDS}/${name}`, "utf8");
-const RSS = "application/rss+xml; charset=utf-8";
-
-/** The changelog's entries as a set: new and gone entries are material (set rules), and so is an edited title. */
-const definition = (overrides: { maxEntities?: number; missingAfter?: number } = {}) => ({
-  fields: [
-    {
-      name: "title",
-      type: "string",
-      description: "The entry's title",
-      extractor: { kind: "json_pointer", pointer: "/title" },
-    },
-    {
-      name: "summary",
-      type: "string",
-      description: "What it says",
-      extractor: { kind: "json_pointer", pointer: "/summary" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { title: { kind: "any_change" }, summary: { kind: "ignore" } },
-  set: {
-    missingAfter: overrides.missingAfter ?? 2,
-    maxEntities: overrides.maxEntities ?? 200,
-    rules: [{ kind: "appeared" }, { kind: "disappeared" }],
-  },
-});
+const rss = feedFixture;
+const definition = feedSetDefinition;
 
 let t: TTestDb;
 let site: TFixtureSite;

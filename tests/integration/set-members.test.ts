@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TSetMemberSort, TSetMemberStatus, TSetMemberView } from "@/contracts/set-members";
 import { createCaller } from "@/server/api/root";
@@ -6,6 +5,7 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { listSetMembers } from "@/server/trackers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { feedFixture, feedSetDefinition, RSS } from "../helpers/feed-set";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 import { testTrpcContext } from "../helpers/trpc-context";
 
@@ -15,30 +15,8 @@ import { testTrpcContext } from "../helpers/trpc-context";
  * owner-checked, with each member's status, searched, sorted and paged by cursor without repeats or gaps.
  */
 
-const FEEDS = "tests/fixtures/feeds";
-const rss = (name: string) => readFileSync(`${FEEDS}/${name}`, "utf8");
-const RSS = "application/rss+xml; charset=utf-8";
-
-/** The changelog's entries as a set (as tests/integration/refresh-set.test.ts watches it). */
-const definition = {
-  fields: [
-    {
-      name: "title",
-      type: "string",
-      description: "The entry's title",
-      extractor: { kind: "json_pointer", pointer: "/title" },
-    },
-    {
-      name: "summary",
-      type: "string",
-      description: "What it says",
-      extractor: { kind: "json_pointer", pointer: "/summary" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { title: { kind: "any_change" }, summary: { kind: "ignore" } },
-  set: { missingAfter: 2, maxEntities: 200, rules: [{ kind: "appeared" }, { kind: "disappeared" }] },
-};
+const rss = feedFixture;
+const definition = feedSetDefinition();
 
 const BUILD = "Build cache is now shared across branches";
 const COMMENTS = "Comments on preview deployments";
