@@ -144,8 +144,10 @@ describe("tracker definition schema", () => {
       "materiality",
       "contextValues",
       "contextRules",
+      "set",
     ]);
     expect(json.properties.contextRules?.description).toContain("bound value");
+    expect(json.properties.set?.description).toContain("watches a set");
     expect(JSON.stringify(json)).toContain("snake_case identifier");
   });
 
