@@ -14,7 +14,6 @@ import { Prisma } from "../generated/prisma/client";
  */
 
 export const MEMBER_KEY_PREFIX = "item:";
-export const memberEntityKey = (key: string) => `${MEMBER_KEY_PREFIX}${key}`;
 
 const ZMemberRowSchema = z.object({
   id: z.string(),
