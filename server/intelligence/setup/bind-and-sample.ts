@@ -38,7 +38,7 @@ export type TSetupSample = {
    */
   scriptContent?: { reasons: string[]; rendered: boolean; failed?: string };
   /**
-   * Rules mode asked for a set (decision-wants-set.ts): whether the page is watched as a listing (its plan is then the
+   * A set was asked for (the agent's `watch`, else decision-wants-set.ts): whether the page is watched as a listing (its plan is then the
    * input's `listing`), or why not, in one sentence. Absent when no set was asked for.
    */
   listing?: { watched: true } | { watched: false; why: string };
@@ -104,7 +104,7 @@ export async function bindAndSample(
     label: string;
     config: TCapabilityConfig;
     signal?: AbortSignal;
-    /** The decision is about a set (rules mode, decision-wants-set.ts): a web page that is a listing is read as one. */
+    /** The decision is about a set (the agent's `watch`, else decision-wants-set.ts): a listing page is read as one. */
     findListing?: boolean;
   },
 ): Promise<TBindResult> {

@@ -8,8 +8,9 @@ import { applyContextFilesToDraft } from "./apply-context-files";
 import type { TSetupSample } from "./bind-and-sample";
 import { toDraftView } from "./draft-view";
 import { drafterTools, type TDrafterTurn } from "./drafter-tools";
-import { buildDrafterInstructions, sampleJsonForModel } from "./prompt";
+import { buildDrafterInstructions } from "./prompt";
 import type { TSetupState } from "./session";
+import { agentSampleJson } from "./set-sample";
 import type { TSetupReply } from "./setup-reply";
 
 const MAX_STEPS = 6;
@@ -69,7 +70,7 @@ export async function runDrafterAgent(
     instructions: buildDrafterInstructions({
       target: sample?.label ?? null,
       draftJson: state.draft ? JSON.stringify(state.draft.definition) : null,
-      sampleJson: sample ? sampleJsonForModel(sample) : null,
+      sampleJson: sample ? agentSampleJson(sample, turn.decision) : null,
       contextFiles: files,
     }),
     messages: history,

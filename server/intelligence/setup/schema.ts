@@ -17,6 +17,12 @@ function bindCapabilityInputSchema() {
   return z.object({
     capability: z.enum(names).describe(capabilities.map((c) => c.drafterHint).join(" ")),
     ...args,
+    watch: z
+      .enum(["one", "set"])
+      .optional()
+      .describe(
+        'What the decision is about (docs/sets.md): "set" when it asks about a collection — who or what was added, dropped, is new, any of the products or postings — so a listing page is read as its items; "one" for a single named thing (a plan, a product, a place). Omitted: decided from the decision\'s words.',
+      ),
     title: z
       .string()
       .max(300)

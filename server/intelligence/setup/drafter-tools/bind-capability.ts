@@ -22,6 +22,7 @@ export function bindCapabilityTool(turn: TDrafterTurn) {
         capabilityInput,
         label: capability.describeTarget(capabilityInput),
         title: args.title,
+        watch: args.watch,
       };
       return { ok: true, bound: turn.pending.label, next: "call fetchSample" };
     },

@@ -19,7 +19,14 @@ export type TDrafterTurn = {
   /** Files attached to this setup, in the prompt as untrusted data and what bound values are checked on. */
   files: { name: string; text: string }[];
   /** The target chosen by bindCapability, read by fetchSample. */
-  pending: { capability: string; capabilityInput: unknown; label: string; title?: string | undefined } | null;
+  pending: {
+    capability: string;
+    capabilityInput: unknown;
+    label: string;
+    title?: string | undefined;
+    /** The agent's reading of the decision: a set of members, or one thing (schema.ts `watch`). */
+    watch?: "one" | "set" | undefined;
+  } | null;
   /** Set once a sample is stored with the session. */
   bound: { label: string } | null;
   /** The sample drafts are checked against: the stored one, or the one fetched in this turn. */

@@ -2,9 +2,11 @@ import { tool } from "ai";
 import { parseDefinition } from "../../definition";
 import { checkContextValues } from "../check-context-values";
 import { checkDraftAnchors } from "../check-draft-anchors";
+import { checkSetDraft } from "../check-set-draft";
 import { parsePageReading } from "../read-page-for-draft";
 import { saveSetupDraft } from "../save-setup-draft";
 import { definitionToolInputSchema } from "../schema";
+import { setOfSample } from "../set-sample";
 import type { TDrafterTurn } from "./drafter-turn";
 
 /**
@@ -26,7 +28,12 @@ async function saveDefinition(turn: TDrafterTurn, definition: unknown) {
     ? checkDraftAnchors(parsed.definition, parsePageReading(turn.current?.reading))
     : { problems: [], advice: [] };
   const errors = parsed.ok
-    ? [...anchors.problems, ...checkContextValues(parsed.definition, turn.files)]
+    ? [
+        ...anchors.problems,
+        ...checkContextValues(parsed.definition, turn.files),
+        // A set's members or one page (check-set-draft.ts): the definition's shape must match the sample's.
+        ...(turn.current ? checkSetDraft(parsed.definition, setOfSample(turn.current, turn.decision)) : []),
+      ]
     : parsed.errors;
   if (!parsed.ok || errors.length > 0) {
     turn.invalidDrafts++;
