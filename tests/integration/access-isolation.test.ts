@@ -159,6 +159,11 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.runs": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.prunedRunDays": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.setMembers": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.setMember": { kind: "owned", input: () => ({ trackerId: mine.trackerId, key: "https://shop.example/a" }) },
+  "tracker.memberChanges": {
+    kind: "owned",
+    input: () => ({ trackerId: mine.trackerId, key: "https://shop.example/a" }),
+  },
   "tracker.refresh": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.refreshProgress": {
     kind: "owned",
@@ -327,7 +332,8 @@ describe("every REST route", () => {
     setStatus: { status: "paused" },
     setNotificationRouting: { material: "off", notable: null, failing: null },
   };
-  const concrete = (path: string) => path.replace("{trackerId}", mine.trackerId);
+  const concrete = (path: string) =>
+    path.replace("{trackerId}", mine.trackerId).replace("{key}", encodeURIComponent("https://shop.example/a?b=1"));
 
   it.each(REST_ROUTES.map((r) => [r.method, r.path, r.operationId] as const))(
     "%s %s without a token is 401",

@@ -8,6 +8,12 @@ import {
   ZReplayPlanSchema,
   ZReplayResponseSchema,
 } from "@/contracts/replay";
+import {
+  ZMemberChangesRequestSchema,
+  ZMemberChangesResponseSchema,
+  ZSetMemberRequestSchema,
+  ZSetMemberResponseSchema,
+} from "@/contracts/set-member";
 import { ZSetMembersRequestSchema, ZSetMembersResponseSchema } from "@/contracts/set-members";
 import {
   ZDiscardDraftRequestSchema,
@@ -52,6 +58,9 @@ import {
   setTrackersStatus,
   trackerEvents,
 } from "../../trackers";
+// Not re-exported by server/trackers/index.ts yet (another change owns that file): the module itself.
+import { getSetMember } from "../../trackers/queries/get-set-member";
+import { listMemberChanges } from "../../trackers/queries/list-member-changes";
 import { refreshTrackerNow, streamTrackerRefresh } from "../../triggers";
 import { timelineWindow } from "../timeline-window";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
@@ -110,6 +119,18 @@ export const trackerRouter = createTRPCRouter({
     .input(ZSetMembersRequestSchema)
     .output(ZSetMembersResponseSchema)
     .query(({ ctx, input }) => listSetMembers(ctx.db, { userId: ctx.user.id, ...input })),
+
+  /** One member of a set tracker: its status, fields and address (docs/sets.md); not a set → NOT_FOUND saying so. */
+  setMember: protectedProcedure
+    .input(ZSetMemberRequestSchema)
+    .output(ZSetMemberResponseSchema)
+    .query(({ ctx, input }) => getSetMember(ctx.db, { userId: ctx.user.id, ...input })),
+
+  /** That member's own entries (MemberChange), newest first, a page at a time. */
+  memberChanges: protectedProcedure
+    .input(ZMemberChangesRequestSchema)
+    .output(ZMemberChangesResponseSchema)
+    .query(({ ctx, input }) => listMemberChanges(ctx.db, { userId: ctx.user.id, ...input })),
 
   refresh: protectedProcedure
     .input(ZTrackerIdRequestSchema)
