@@ -5,6 +5,13 @@ import {
 } from "@/contracts/notifications";
 import { ZReplayCheckedRequestSchema, ZReplayResponseSchema } from "@/contracts/replay";
 import {
+  ZMemberChangesRequestSchema,
+  ZMemberChangesResponseSchema,
+  ZSetMemberRequestSchema,
+  ZSetMemberResponseSchema,
+} from "@/contracts/set-member";
+import { ZSetMembersRequestSchema, ZSetMembersResponseSchema } from "@/contracts/set-members";
+import {
   ZCreateTrackerRequestSchema,
   ZCreateTrackerResponseSchema,
   ZGetTrackerRequestSchema,
@@ -31,11 +38,15 @@ import {
   getRunsLog,
   getTrackerOverview,
   getTrackerTimeline,
+  listSetMembers,
   listTrackerSummaries,
   replayTrackerWithinLimit,
   setTrackerSchedule,
   setTrackerStatus,
 } from "../../trackers";
+// Not re-exported by server/trackers/index.ts yet (another change owns that file): the modules themselves.
+import { getSetMember } from "../../trackers/queries/get-set-member";
+import { listMemberChanges } from "../../trackers/queries/list-member-changes";
 import { refreshTrackerNow } from "../../triggers";
 import { timelineWindow } from "../timeline-window";
 import { defineRoute, type TRestRoute } from "./define-route";
@@ -107,6 +118,40 @@ export const REST_ROUTES: TRestRoute[] = [
     response: ZTimelineResponseSchema,
     status: 200,
     handler: ({ db, userId }, input) => getTrackerTimeline(db, { userId, ...timelineWindow(input) }),
+  }),
+  // A set's members (docs/sets.md). The key is one path segment, percent-encoded (keys are often URLs); the adapter
+  // decodes it once (handle-rest-request.ts). Not a set: the list says watchesSet false, a member is a 404 saying so.
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/members",
+    operationId: "listSetMembers",
+    summary:
+      "The members of a tracker that watches a set, searched, sorted and filtered by status; page with nextCursor. " +
+      "Not a set: watchesSet false and no members",
+    request: ZSetMembersRequestSchema,
+    response: ZSetMembersResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => listSetMembers(db, { userId, ...input }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/members/{key}",
+    operationId: "getSetMember",
+    summary: "One member of a set by its key (percent-encoded in the path): status, fields, address",
+    request: ZSetMemberRequestSchema,
+    response: ZSetMemberResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => getSetMember(db, { userId, ...input }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/trackers/{trackerId}/members/{key}/changes",
+    operationId: "listMemberChanges",
+    summary: "One member's own timeline (appeared, changed, gone, back), newest first; page with nextCursor",
+    request: ZMemberChangesRequestSchema,
+    response: ZMemberChangesResponseSchema,
+    status: 200,
+    handler: ({ db, userId }, input) => listMemberChanges(db, { userId, ...input }),
   }),
   defineRoute({
     method: "GET",
