@@ -21,7 +21,7 @@ export type TSetMemberPresence = (typeof SET_MEMBER_PRESENCES)[number];
 export const ZSetMemberRequestSchema = ZTrackerIdRequestSchema.extend({
   key: zText({ min: 1, max: SET_MEMBER_KEY_MAX, label: "The member key" }).describe(
     "The member's key as the members list gives it. In a REST path it is one segment, percent-encoded " +
-      "(encodeURIComponent): a key that is a URL keeps its / ? % only encoded",
+      "(encodeURIComponent), so the / ? % of a key that is a URL are sent encoded",
   ),
 });
 export type TSetMemberRequest = z.infer<typeof ZSetMemberRequestSchema>;

@@ -104,7 +104,7 @@ export function buildOpenApiDocument() {
         title: "Bellwether API",
         version: "1",
         description:
-          "Trackers, their timelines and refreshes. Authenticate with `Authorization: Bearer <token>` " +
+          "Trackers, their timelines, the members of a set and refreshes. Authenticate with `Authorization: Bearer <token>` " +
           "(Settings → API tokens). Errors are `{error: {code, message, details?, fieldErrors?}}`.",
       },
       servers: [{ url: "/api/v1" }],
