@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { completed, failed, failedFrom } from "../envelope";
+import { completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
 import { ZStructuredDocumentSchema } from "../web-scrape/format-structured-document";
 import { normalizePlace, placeToDocument, ZPlaceSchema } from "./normalize-place";
-import { fetchPlaceDetails } from "./places-client";
+import { fetchPlaceDetails, mapsNotConfigured } from "./places-client";
 
 export const ZMapsPlaceInputSchema = z.object({
   placeId: z
@@ -39,12 +39,7 @@ async function readPlace(
   ctx: TCapabilityContext,
 ): Promise<TCapabilityEnvelope<TMapsPlaceOutput>> {
   const { apiKey, baseUrl, timeoutMs } = ctx.config.maps;
-  if (!apiKey) {
-    return failed(
-      "NOT_CONFIGURED",
-      "Google Maps is not configured: set GOOGLE_MAPS_API_KEY to a key with the Places API (New) enabled, then restart the app.",
-    );
-  }
+  if (!apiKey) return mapsNotConfigured();
   const startedAt = new Date();
   const stats = { requests: 0, bytes: 0, httpStatus: undefined as number | undefined };
   let envelope: TCapabilityEnvelope<TMapsPlaceOutput>;

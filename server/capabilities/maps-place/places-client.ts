@@ -1,4 +1,5 @@
-import { CapabilityFailure } from "../envelope";
+import { CapabilityFailure, failed } from "../envelope";
+import type { TCapabilityEnvelope } from "../types";
 import { PLACE_FIELD_MASK, type TGooglePlace, ZGooglePlaceSchema } from "./normalize-place";
 
 /**
@@ -16,6 +17,14 @@ export type TPlacesRequest = {
 };
 
 const MAX_BYTES = 1_000_000;
+
+/** Every verb that reads Google Maps refuses the same way without a key (maps.place, maps.search). */
+export function mapsNotConfigured<T>(): TCapabilityEnvelope<T> {
+  return failed(
+    "NOT_CONFIGURED",
+    "Google Maps is not configured: set GOOGLE_MAPS_API_KEY to a key with the Places API (New) enabled, then restart the app.",
+  );
+}
 
 type TGoogleError = { error?: { code?: number; message?: string; status?: string } };
 
