@@ -12,7 +12,7 @@ type TFeedResultLike = { url?: string; title?: string; homeUrl?: string | null; 
 export function readFeedResult(input: { url?: string } | undefined, results: TFeedResultLike | undefined): TReadBack {
   const r = results ?? {};
   const entries = Array.isArray(r.entries) ? r.entries : [];
-  const document = { title: r.title ?? "", homeUrl: r.homeUrl ?? null, entries: [...entries].sort(byKey) };
+  const document = { title: r.title ?? "", homeUrl: r.homeUrl ?? null, entries: sortByKey(entries) };
   const url = input?.url ?? r.url ?? "";
   return {
     document,
@@ -39,7 +39,10 @@ export function feedMember(entry: TFeedEntry): TSetMember {
   };
 }
 
-/** By code unit, not locale: the order must be the same on every server. */
-function byKey(a: TFeedEntry, b: TFeedEntry): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+/**
+ * A set's members in the order its document holds them (docs/sets.md): by key, by code unit rather than locale, so
+ * the order — and the hash — is the same on every server whatever order the source listed them in.
+ */
+export function sortByKey<T extends { key: string }>(members: readonly T[]): T[] {
+  return [...members].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
