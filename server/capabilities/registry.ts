@@ -3,12 +3,13 @@ import type { TCapabilityConfig } from "./config";
 import { failed } from "./envelope";
 import { feedItems } from "./feed-items";
 import { mapsPlace } from "./maps-place";
+import { mapsSearch } from "./maps-search";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "./types";
 import { webPdf } from "./web-pdf";
 import { webScrape } from "./web-scrape";
 
 const REGISTRY: ReadonlyMap<string, TCapability> = new Map<string, TCapability>(
-  [webScrape, mapsPlace, webPdf, feedItems].map((c) => [c.name, c as unknown as TCapability]),
+  [webScrape, mapsPlace, webPdf, feedItems, mapsSearch].map((c) => [c.name, c as unknown as TCapability]),
 );
 
 export function getCapability(name: string): TCapability | undefined {
