@@ -63,6 +63,28 @@ export const feedCatalog = defineCatalog(schema, {
       slots: [],
       description: "Earlier changes folded behind 'n earlier': the newest few, and a link to the full timeline.",
     },
+    MemberList: {
+      props: z.object({
+        /** The list's accessible name ("Entries in the latest change of “…”"). */
+        label: z.string().max(300),
+        items: z
+          .array(
+            z.object({
+              kind: z.enum(["new", "back", "changed", "gone"]),
+              name: z.string().max(300),
+              href: z.string().max(2000),
+              detail: z.string().max(500).nullish(),
+            }),
+          )
+          .max(10),
+        /** Members left out of the list, behind a link to the whole list. */
+        more: z.number().nullish(),
+        moreHref: z.string().max(2000).nullish(),
+      }),
+      slots: [],
+      description:
+        "A set's members in one change (docs/sets.md): each new, back, changed or gone, named and linked, with what changed; '+N more' links to the rest.",
+    },
     Sparkline: {
       props: z.object({ values: z.array(z.number()).max(200), label: z.string().max(100).nullish() }),
       slots: [],
@@ -273,6 +295,13 @@ for (const [name, component] of Object.entries(COMPONENTS)) {
   });
 }
 
+/** A MemberList's links (each member's and "+N more"), checked with the renderer's own rule like a Link's. */
+function memberListHrefsOk(props: Record<string, unknown>): boolean {
+  const items = Array.isArray(props.items) ? (props.items as { href?: unknown }[]) : [];
+  for (let i = 0; i < items.length; i++) if (!feedHref(String(items[i]?.href))) return false;
+  return props.moreHref === undefined || props.moreHref === null || feedHref(String(props.moreHref)) !== null;
+}
+
 /** The tree walk's scratch space: element key → the mark of the last call that reached it; the walk's stack. */
 const WALK = { seen: new Map<string, number>(), mark: 0, keys: [] as string[], depths: [] as number[] };
 
@@ -319,6 +348,9 @@ export function validateFeedSpec(spec: unknown, limits: TSpecLimits = DEFAULT_SP
     }
     if (check?.href && !feedHref(String(el.props.href))) {
       return { ok: false, problem: `${key} (${el.type}) href is not an in-app path or an http(s) URL` };
+    }
+    if (el.type === "MemberList" && !memberListHrefsOk(el.props)) {
+      return { ok: false, problem: `${key} (MemberList) an href is not an in-app path or an http(s) URL` };
     }
   }
   // Walk the tree iteratively (a hostile spec must not overflow the stack either). The scratch space is shared

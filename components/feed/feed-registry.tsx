@@ -144,6 +144,60 @@ function Earlier({ total, href, decision, entries }: TPropsOf<"Earlier">) {
   );
 }
 
+const KIND_TONES = {
+  new: "bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200",
+  back: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",
+  changed: "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200",
+  gone: "bg-stone-200 text-stone-800 dark:bg-stone-700 dark:text-stone-100",
+} as const;
+
+/**
+ * A set's members in one change (docs/sets.md): a real list, each row its kind in words (not only by colour), the
+ * member's name as a link to its page, and what changed; long names and keys wrap anywhere so a 390 px card never
+ * scrolls sideways.
+ */
+function MemberList({ label, items, more, moreHref }: TPropsOf<"MemberList">) {
+  return (
+    <div className="text-sm" data-testid="feed-set-members">
+      <ul aria-label={label} className="space-y-1">
+        {items.map((item) => (
+          <li
+            key={`${item.kind}:${item.href}:${item.name}`}
+            className="flex min-w-0 flex-wrap items-baseline gap-x-2"
+            data-testid="feed-set-member"
+            data-kind={item.kind}
+          >
+            <span
+              className={`inline-flex w-fit shrink-0 rounded-full px-2 py-0.5 text-xs font-medium ${KIND_TONES[item.kind]}`}
+            >
+              {item.kind}
+            </span>
+            <FeedLink
+              href={item.href}
+              label={item.name}
+              className="min-w-0 font-medium wrap-anywhere underline underline-offset-2"
+            />
+            {item.detail ? <span className={`min-w-0 text-xs wrap-anywhere ${MUTED}`}>{item.detail}</span> : null}
+          </li>
+        ))}
+      </ul>
+      {more && more > 0 && moreHref ? (
+        <p className="mt-1">
+          <FeedLink
+            href={moreHref}
+            label={
+              <>
+                +{more.toLocaleString("en-US")} more<span className="sr-only"> — {label}</span>
+              </>
+            }
+            className="text-sm underline underline-offset-2"
+          />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function NewMarker({ label }: { label: string }) {
   return (
     <span
@@ -190,6 +244,7 @@ export const feedRegistry: TFeedRegistry = {
   When: ({ props }) => <When at={props.at} prefix={props.prefix} />,
   NewMarker: ({ props }) => <NewMarker label={props.label} />,
   Earlier: ({ props }) => <Earlier {...props} />,
+  MemberList: ({ props }) => <MemberList {...props} />,
   Sparkline: ({ props }) => <Sparkline values={props.values} label={props.label} />,
   WeatherHeader: ({ props }) => (
     <div className="flex items-baseline gap-3">
