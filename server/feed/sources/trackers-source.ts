@@ -8,11 +8,14 @@ import {
 import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { ZChangeDecisionsSchema, ZChangeDeltaSchema } from "@/contracts/timeline";
+import { getCapability } from "../../capabilities/registry";
 import type { TDb } from "../../db";
 import { isNumericFieldType, NOTABLE_SIGNALS, parseDefinition } from "../../intelligence/definition";
+import { loadRollUpMembers } from "../../timeline/set-roll-up-view";
 import { FAILING_WHERE, isFailing, NEEDS_ATTENTION_WHERE } from "../../trackers";
 import { cardKey, keyCard } from "../card-memo";
 import type { TFeedSource } from "../feed-engine";
+import { rollUpViewOf, setCardData, setCardRows, type TSetCardInput } from "./set-roll-up-card";
 import { noticeItem } from "./setup-items";
 
 /**
@@ -36,6 +39,8 @@ export type TChangeRow = {
   delta: unknown;
   decisions: unknown;
   materiality: "material" | "notable";
+  /** The run that wrote it: a set's roll-up sums up that run's member entries. */
+  runId?: string;
 };
 
 /** One decision's card input: its tracker, the fields' formats (definition order), its newest changes first. */
@@ -50,6 +55,8 @@ export type TTrackerCardInput = {
    * the formats in the card's memo key; without it only a card with no formats gets a key.
    */
   definitionVersion?: number | null;
+  /** Present when the tracker watches a set (docs/sets.md): its changes are roll-ups, read as one (set-roll-up-card.ts). */
+  set?: TSetCardInput | null;
 };
 
 /** A tracker the feed shows as failing. */
@@ -132,12 +139,18 @@ export function sparklineOf(
  * and definition versions are written once, never updated, so an id or a version stands for its content).
  * Undefined when the formats cannot be named (formats without a version): that card is not memoised.
  */
-function trackerCardKey(input: TTrackerCardInput, isNew: (c: TChangeRow) => boolean): string | undefined {
+function trackerCardKey(
+  input: TTrackerCardInput,
+  isNew: (c: TChangeRow) => boolean,
+  setParts: readonly string[] = [],
+): string | undefined {
   const version = input.definitionVersion ?? (input.formats.size === 0 ? null : undefined);
   if (version === undefined) return undefined;
   const parts: (string | number | boolean | null)[] = [input.tracker.id, input.tracker.decision, version, input.total];
   for (const c of input.changes) parts.push(c.id, isNew(c));
-  return cardKey("tracker-change", parts);
+  // A set's card also names its members by their current records (a rename the rules called noise writes no entry).
+  parts.push(setParts.length, ...setParts);
+  return cardKey(input.set ? "tracker-set-change" : "tracker-change", parts);
 }
 
 /**
@@ -151,7 +164,13 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
   const [latest, ...earlier] = input.changes;
   if (!latest) return null;
   const { tracker, formats } = input;
-  const fields = describeChange(latest, formats);
+  const setView = input.set
+    ? rollUpViewOf(tracker.id, latest, { formats, set: input.set, loaded: input.set.latest })
+    : null;
+  const fields = setView ? [] : describeChange(latest, formats);
+  const earlierText = (c: TChangeRow) =>
+    (input.set && rollUpViewOf(tracker.id, c, { formats, set: input.set, loaded: null })?.headline) ||
+    summarise(describeChange(c, formats));
   const isNew = (c: TChangeRow) => seenSince !== null && c.capturedAt.getTime() > seenSince.getTime();
   const newCount = input.changes.filter(isNew).length;
   const spark = sparklineOf(input.changes, formats);
@@ -170,6 +189,7 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
   const children: TSpecNode[] = [
     { key: "title", type: "Heading", props: { text: tracker.decision } },
     { key: "meta", type: "Stack", props: { direction: "horizontal", gap: "sm" }, children: meta },
+    ...(setView ? setCardRows(setView, tracker.decision) : []),
     ...fields.map((f, i) => ({
       key: `row${i}`,
       type: "ChangeRow",
@@ -177,10 +197,12 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
     })),
   ];
   if (spark) {
+    // A set's only number on its roll-up is how many members it lists: named by what they are.
+    const name = setView && spark.field === "members" ? fieldLabel(setView.noun.many) : fieldLabel(spark.field);
     children.push({
       key: "spark",
       type: "Sparkline",
-      props: { values: spark.values, label: `${fieldLabel(spark.field)}, last ${spark.values.length} values` },
+      props: { values: spark.values, label: `${name}, last ${spark.values.length} values` },
     });
   }
   children.push(
@@ -197,7 +219,7 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
         decision: input.tracker.decision,
         entries: shown.map((c) => ({
           at: c.capturedAt.toISOString(),
-          text: summarise(describeChange(c, formats)),
+          text: earlierText(c),
           isNew: isNew(c),
         })),
       },
@@ -214,11 +236,13 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
       decision: tracker.decision,
       materiality: latest.materiality,
       capturedAt: latest.capturedAt.toISOString(),
-      changes: fields.map((f) => ({ field: f.label, from: f.from, to: f.to, change: f.change })),
+      ...(setView
+        ? { set: setCardData(setView) }
+        : { changes: fields.map((f) => ({ field: f.label, from: f.from, to: f.to, change: f.change })) }),
       earlierCount,
       earlier: shown.slice(0, 3).map((c) => ({
         capturedAt: c.capturedAt.toISOString(),
-        summary: summarise(describeChange(c, formats)),
+        summary: earlierText(c),
       })),
     },
     signals: { urgency: latest.materiality === "material" ? 0.8 : 0.5, timeRelevance: "upcoming" },
@@ -231,7 +255,14 @@ export function trackerCardItem(input: TTrackerCardInput, seenSince: Date | null
       next: { description: "What the user should check next, concretely (one sentence)", content: null },
     },
   };
-  const key = trackerCardKey(input, isNew);
+  const setParts = setView
+    ? [
+        setView.headline,
+        ...setView.members.flatMap((m) => [m.kind, m.name, m.href, m.detail ?? ""]),
+        String(setView.more),
+      ]
+    : [];
+  const key = trackerCardKey(input, isNew, setParts);
   return key === undefined ? item : keyCard(item, key);
 }
 
@@ -314,7 +345,13 @@ function quietItem(now: Date): TFeedItem {
   });
 }
 
-type TCardRow = TChangeRow & { trackerId: string; decision: string; lockedVersion: number | null; total: number };
+type TCardRow = TChangeRow & {
+  trackerId: string;
+  decision: string;
+  lockedVersion: number | null;
+  total: number;
+  capability?: string;
+};
 
 /** Rows of the one bounded query (trackers by latest change, newest first; changes newest first) → card inputs. */
 export function groupCardRows(rows: readonly TCardRow[]): Map<string, Omit<TTrackerCardInput, "formats">> {
@@ -337,6 +374,7 @@ export function groupCardRows(rows: readonly TCardRow[]): Map<string, Omit<TTrac
         delta: row.delta,
         decisions: row.decisions,
         materiality: row.materiality,
+        ...(row.runId ? { runId: row.runId } : {}),
       });
     }
   }
@@ -356,10 +394,10 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
       const since = new Date(now.getTime() - LOOKBACK_DAYS * 86_400_000);
       const [rows, failing] = await Promise.all([
         db.$queryRaw<TCardRow[]>`
-          SELECT t.id AS "trackerId", t.decision, t."lockedVersion", c.id, c."capturedAt", c.delta, c.decisions,
-                 c.materiality::text AS materiality, n.total
+          SELECT t.id AS "trackerId", t.decision, t."lockedVersion", t.capability, c.id, c."runId", c."capturedAt",
+                 c.delta, c.decisions, c.materiality::text AS materiality, n.total
           FROM (
-            SELECT t.id, t.decision, t."lockedVersion", l.at
+            SELECT t.id, t.decision, t."lockedVersion", t.capability, l.at
             FROM "Tracker" t
             CROSS JOIN LATERAL (
               SELECT e."capturedAt" AS at FROM "EntityChange" e
@@ -372,7 +410,7 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
             LIMIT ${MAX_TRACKER_CARDS}
           ) t
           CROSS JOIN LATERAL (
-            SELECT e.id, e."capturedAt", e.delta, e.decisions, e.materiality FROM "EntityChange" e
+            SELECT e.id, e."runId", e."capturedAt", e.delta, e.decisions, e.materiality FROM "EntityChange" e
             WHERE e."trackerId" = t.id AND e.materiality IN ('material', 'notable') AND e."capturedAt" >= ${since}
             ORDER BY e."capturedAt" DESC, e.id DESC
             LIMIT ${RECENT_CHANGES_PER_TRACKER}
@@ -399,11 +437,26 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
         }),
       ]);
       const cards = groupCardRows(rows);
-      const formats = await definitionFormats(db, rows);
+      const definitions = await definitionFormats(db, rows);
+      // A set's latest roll-up lists its members: their own entries of that run, for all set cards in one query.
+      const setRuns = [...cards.values()]
+        .filter((card) => definitions.get(card.tracker.id)?.isSet)
+        .map((card) => card.changes[0]?.runId)
+        .filter((runId): runId is string => typeof runId === "string");
+      const loaded = await loadRollUpMembers(db, { runIds: setRuns });
+      const capabilities = new Map(rows.map((r) => [r.trackerId, r.capability]));
       const items: TFeedItem[] = [];
       for (const card of cards.values()) {
+        const definition = definitions.get(card.tracker.id);
+        const runId = card.changes[0]?.runId;
+        const set: TSetCardInput | null = definition?.isSet
+          ? {
+              noun: getCapability(capabilities.get(card.tracker.id) ?? "")?.draftSet?.member ?? null,
+              latest: runId ? (loaded.get(runId) ?? null) : null,
+            }
+          : null;
         const item = trackerCardItem(
-          { ...card, formats: formats.get(card.tracker.id) ?? new Map() },
+          { ...card, formats: definition?.formats ?? new Map(), set },
           opts.seenSince ?? null,
         );
         if (item) items.push(item);
@@ -425,11 +478,17 @@ export function trackersSource(db: TDb, opts: { seenSince?: Date | null } = {}):
   };
 }
 
-/** Each card's field formats from the definition in force, in definition order (one query for all cards). */
-async function definitionFormats(db: TDb, rows: readonly TCardRow[]): Promise<Map<string, Map<string, TValueFormat>>> {
+/**
+ * Each card's field formats from the definition in force, in definition order, and whether it watches a set (one
+ * query for all cards).
+ */
+async function definitionFormats(
+  db: TDb,
+  rows: readonly TCardRow[],
+): Promise<Map<string, { formats: Map<string, TValueFormat>; isSet: boolean }>> {
   const locked = new Map<string, number>();
   for (const row of rows) if (row.lockedVersion !== null) locked.set(row.trackerId, row.lockedVersion);
-  const formats = new Map<string, Map<string, TValueFormat>>();
+  const formats = new Map<string, { formats: Map<string, TValueFormat>; isSet: boolean }>();
   if (locked.size === 0) return formats;
   const definitions = await db.trackerDefinition.findMany({
     where: { OR: [...locked].map(([trackerId, version]) => ({ trackerId, version })) },
@@ -437,7 +496,11 @@ async function definitionFormats(db: TDb, rows: readonly TCardRow[]): Promise<Ma
   });
   for (const row of definitions) {
     const parsed = parseDefinition(row.definition);
-    if (parsed.ok) formats.set(row.trackerId, new Map(parsed.definition.fields.map((f) => [f.name, f])));
+    if (parsed.ok)
+      formats.set(row.trackerId, {
+        formats: new Map(parsed.definition.fields.map((f) => [f.name, f])),
+        isSet: parsed.definition.set !== undefined,
+      });
   }
   return formats;
 }
