@@ -3,6 +3,7 @@ import { Feed } from "feed";
 import type { TDb } from "../db";
 import { AppError } from "../errors";
 import { loadNoticeChanges } from "./load-changes";
+import { changeHeadline, changeLines } from "./render-message";
 
 /**
  * The Atom feed of a person's material changes, or of one tracker's (docs/notifications.md), at a secret URL: the token is
@@ -101,12 +102,13 @@ export async function renderAtomFeed(
   });
   for (const n of list) {
     feed.addItem({
-      title: `${n.decision}: ${n.fields.map((f) => `${f.label} ${f.change}`).join("; ")}`,
+      // A set's entry is titled by its roll-up's headline and lists its members (docs/notifications.md).
+      title: `${n.decision}: ${changeHeadline(n)}`,
       id: `urn:bellwether:change:${n.changeId}`,
       link: n.url,
       date: n.capturedAt,
       description: [
-        ...n.fields.map((f) => `${f.label}: ${f.change}${f.reason ? ` (${f.reason})` : ""}`),
+        ...changeLines(n).map((l) => `${l.text}${l.sub ? ` (${l.sub})` : ""}${l.url ? ` ${l.url}` : ""}`),
         ...(n.insight ? [`Why it matters: ${n.insight}`] : []),
       ].join("\n"),
     });

@@ -3,7 +3,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { takeChangeOutbox } from "../timeline";
 import type { TNotifyConfig } from "./config";
 import { loadNoticeChanges } from "./load-changes";
-import type { TPlainNotice } from "./render-message";
+import { changeLines, type TPlainNotice } from "./render-message";
 import { getNotificationDefaults, resolveRouting } from "./routing";
 import { dueFor } from "./schedule";
 
@@ -81,7 +81,9 @@ async function fanOutForUser(
       changeId: notice.changeId,
       trackerId: notice.trackerId,
       title: `${notice.materiality === "material" ? "Material" : "Notable"} change: ${notice.decision}`,
-      body: notice.fields.map((f) => `${f.label}: ${f.change}`).join("\n"),
+      body: changeLines(notice)
+        .map((l) => l.text)
+        .join("\n"),
     });
   }
   if (deliveries.length) await tx.notificationDelivery.createMany({ data: deliveries, skipDuplicates: true });

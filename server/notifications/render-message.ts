@@ -1,6 +1,7 @@
 import { escapeUTF8 } from "entities";
 import { fieldLabel, formatChange, type TValueFormat } from "@/contracts/definition/format-value";
 import type { TChangeDecisions, TChangeDelta } from "@/contracts/timeline";
+import type { TMemberKind, TSetRollUpView } from "../timeline/set-roll-up-view";
 
 /**
  * What a notice says (docs/notifications.md, "The message"): the decision, each field from → to with its unit, the rule or the
@@ -9,6 +10,15 @@ import type { TChangeDecisions, TChangeDelta } from "@/contracts/timeline";
  */
 
 export type TNoticeField = { field: string; label: string; change: string; reason: string | null };
+
+/** A set's roll-up as a notice says it (server/timeline/set-roll-up-view.ts): the headline and the members, linked. */
+export type TNoticeSet = {
+  headline: string;
+  members: { kind: TMemberKind; name: string; detail: string | null; url: string }[];
+  /** Members left out of the list; `membersUrl` lists them all. */
+  more: number;
+  membersUrl: string;
+};
 
 export type TNoticeChange = {
   changeId: string;
@@ -20,6 +30,8 @@ export type TNoticeChange = {
   fields: TNoticeField[];
   /** The feed enhancement's "why" for this change, when the model wrote one (never in rules mode). */
   insight: string | null;
+  /** A set tracker's roll-up (docs/sets.md): the message reads it instead of its raw lines (`fields` keep them). */
+  set?: TNoticeSet;
 };
 
 /** A notice without a change (a test, a failing tracker, a paused channel). */
@@ -47,7 +59,12 @@ export type TChangeSource = {
 export function toNoticeChange(
   change: TChangeSource,
   tracker: { decision: string },
-  options: { formats: ReadonlyMap<string, TValueFormat>; appUrl: string; insight: string | null },
+  options: {
+    formats: ReadonlyMap<string, TValueFormat>;
+    appUrl: string;
+    insight: string | null;
+    set?: TSetRollUpView | null;
+  },
 ): TNoticeChange {
   const fields = Object.entries(change.delta).map(([field, d]): TNoticeField => {
     const decision = change.decisions[field];
@@ -68,7 +85,41 @@ export function toNoticeChange(
     url: timelineUrl(options.appUrl, change.trackerId, change.id),
     fields,
     insight: options.insight,
+    ...(options.set ? { set: noticeSet(options.set, options.appUrl) } : {}),
   };
+}
+
+function noticeSet(view: TSetRollUpView, appUrl: string): TNoticeSet {
+  const base = appUrl.replace(/\/+$/, "");
+  return {
+    headline: view.headline,
+    members: view.members.map((m) => ({ kind: m.kind, name: m.name, detail: m.detail, url: `${base}${m.href}` })),
+    more: view.more,
+    membersUrl: `${base}${view.membersHref}`,
+  };
+}
+
+const KIND_WORDS: Record<TMemberKind, string> = { new: "New", back: "Back", changed: "Changed", gone: "Gone" };
+
+/** "New: Preview comments — price $4.20" */
+function memberText(m: TNoticeSet["members"][number]): string {
+  return `${KIND_WORDS[m.kind]}: ${m.name}${m.detail ? ` — ${m.detail}` : ""}`;
+}
+
+/** What a notice's title says of the change: a set's headline, else each field's change. */
+export function changeHeadline(c: TNoticeChange): string {
+  return c.set ? c.set.headline : c.fields.map((f) => `${f.label} ${f.change}`).join("; ");
+}
+
+/** The body's lines of a change, without the decision: a set's headline and members, else each field and its reason. */
+export function changeLines(c: TNoticeChange): { text: string; sub: string | null; url: string | null }[] {
+  if (!c.set) return c.fields.map((f) => ({ text: `${f.label}: ${f.change}`, sub: f.reason, url: null }));
+  const set = c.set;
+  return [
+    { text: set.headline, sub: null, url: null },
+    ...set.members.map((m) => ({ text: memberText(m), sub: null, url: m.url })),
+    ...(set.more > 0 ? [{ text: `+${set.more.toLocaleString("en-US")} more`, sub: null, url: set.membersUrl }] : []),
+  ];
 }
 
 export function timelineUrl(appUrl: string, trackerId: string, changeId: string): string {
@@ -77,9 +128,9 @@ export function timelineUrl(appUrl: string, trackerId: string, changeId: string)
 
 function changeText(c: TNoticeChange): string {
   const lines = [`${c.decision} — ${c.materiality} change`];
-  for (const f of c.fields) {
-    lines.push(`  ${f.label}: ${f.change}`);
-    if (f.reason) lines.push(`    ${f.reason}`);
+  for (const line of changeLines(c)) {
+    lines.push(`  ${line.text}${line.url ? ` ${line.url}` : ""}`);
+    if (line.sub) lines.push(`    ${line.sub}`);
   }
   if (c.insight) lines.push(`  Why it matters: ${c.insight}`);
   lines.push(`  ${c.url}`);
@@ -88,14 +139,28 @@ function changeText(c: TNoticeChange): string {
 
 function changeHtml(c: TNoticeChange): string {
   const e = escapeUTF8;
-  const rows = c.fields
-    .map(
-      (f) =>
-        `<li><strong>${e(f.label)}</strong>: ${e(f.change)}${f.reason ? `<br><small>${e(f.reason)}</small>` : ""}</li>`,
-    )
-    .join("");
+  const rows = c.set
+    ? setHtml(c.set)
+    : c.fields
+        .map(
+          (f) =>
+            `<li><strong>${e(f.label)}</strong>: ${e(f.change)}${f.reason ? `<br><small>${e(f.reason)}</small>` : ""}</li>`,
+        )
+        .join("");
   const insight = c.insight ? `<p>Why it matters: ${e(c.insight)}</p>` : "";
   return `<h2>${e(c.decision)}</h2><p>${e(c.materiality)} change</p><ul>${rows}</ul>${insight}<p><a href="${e(c.url)}">Open the timeline entry</a></p>`;
+}
+
+/** A set's members as list items: kind in words, the name linking to the member's page, what changed. */
+function setHtml(set: TNoticeSet): string {
+  const e = escapeUTF8;
+  const members = set.members.map(
+    (m) =>
+      `<li><strong>${e(KIND_WORDS[m.kind])}</strong>: <a href="${e(m.url)}">${e(m.name)}</a>${m.detail ? ` — ${e(m.detail)}` : ""}</li>`,
+  );
+  if (set.more > 0)
+    members.push(`<li><a href="${e(set.membersUrl)}">+${set.more.toLocaleString("en-US")} more</a></li>`);
+  return `<li><strong>${e(set.headline)}</strong></li>${members.join("")}`;
 }
 
 /** One change → one message; several (a digest, or what quiet hours held back) → one grouped message. */
@@ -103,7 +168,7 @@ export function renderChanges(changes: TNoticeChange[], options: { grouped: bool
   const first = changes[0];
   if (!first) throw new Error("renderChanges needs at least one change");
   if (!options.grouped && changes.length === 1) {
-    const fieldsPart = first.fields.map((f) => `${f.label} ${f.change}`).join("; ");
+    const fieldsPart = changeHeadline(first);
     return {
       type: "change",
       subject: truncate(
