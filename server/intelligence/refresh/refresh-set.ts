@@ -13,6 +13,7 @@ import {
 } from "../../timeline";
 import type { TRecord, TTrackerDefinition } from "../definition";
 import type { TDeltas } from "../diff";
+import { setReplayBasisOf } from "../replay/replay-basis";
 import { buildRollUp, diffSet, inKeyOrder, judgeMembers, memberValues, readMembers } from "../set";
 import type { TDecision } from "./decide-change";
 import { finishRun } from "./finish-run";
@@ -195,6 +196,8 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
       observed: { members: count },
       deltas: rollUp.lines,
       decisions: { ...rollUp.reasons, ...memberDecisions },
+      // The source's order and the members' agent verdicts: what a replay needs beyond the capture (docs/replay.md).
+      set: setReplayBasisOf({ items: input.items, judged: judged.members }),
     }),
     writes: setWrites,
     changed: recorded,

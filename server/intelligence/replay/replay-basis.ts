@@ -8,6 +8,7 @@ import { effectiveFields, ruleForField, type TRecord, type TTrackerDefinition } 
 import type { TDeltas } from "../diff";
 import type { TRawCapture } from "../fill";
 import type { TDecision } from "../refresh/decide-change";
+import { sourceOrder } from "../set/member-order";
 
 /**
  * What a changed refresh stores beside its capture so that a replay can stand in for the model (docs/replay.md): the
@@ -79,8 +80,23 @@ export const ZReplayBasisSchema = z.object({
   bound: z
     .record(z.string(), z.object({ binding: ZContextValueSchema, value: ZBoundValueSchema.nullable() }))
     .optional(),
+  /** A set's read (docs/sets.md): what its capture alone does not say. Absent for a single entity. */
+  set: z
+    .object({
+      /**
+       * Where each member, in the source's order, sits in the capture's key-sorted document (sourceOrder); absent when
+       * the source listed them sorted. The order decides which members a cap keeps and how the roll-up names them.
+       */
+      order: z.array(z.number().int().nonnegative()).optional(),
+      /** member key → its fields no code rule decided (the agent's, or rules mode's) with their deltas: reused. */
+      judged: z
+        .record(z.string(), z.object({ deltas: ZChangeDeltaSchema, decisions: ZChangeDecisionsSchema }))
+        .optional(),
+    })
+    .optional(),
 });
 export type TReplayBasis = z.infer<typeof ZReplayBasisSchema>;
+export type TSetReplayBasis = NonNullable<TReplayBasis["set"]>;
 
 function key(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex").slice(0, 16);
@@ -130,6 +146,8 @@ export function replayBasisOf(input: {
   decisions: Record<string, TDecision>;
   /** What the context rules compared with (judgeAll's `bound`); none on a run that judged nothing. */
   bound?: Record<string, TResolvedContextValue | null>;
+  /** A set's read: setReplayBasisOf. */
+  set?: TSetReplayBasis;
 }): TReplayBasis {
   const bound = Object.fromEntries(
     (input.def.contextValues ?? []).flatMap((binding) =>
@@ -145,7 +163,30 @@ export function replayBasisOf(input: {
     deltas: input.deltas,
     decisions: input.decisions,
     ...(Object.keys(bound).length ? { bound } : {}),
+    ...(input.set && Object.keys(input.set).length ? { set: input.set } : {}),
   };
+}
+
+/**
+ * What a set's run stores beside its capture for a replay (docs/replay.md): the source's order of its members, and
+ * per judged member the fields no code rule decided, so their verdicts stand in for the model as a single entity's do.
+ * Code verdicts are left out: code decides them again, for free.
+ */
+export function setReplayBasisOf(input: {
+  items: readonly { key: string }[];
+  judged: readonly { item: { key: string }; deltas: TDeltas; byField: Record<string, TDecision> }[];
+}): TSetReplayBasis {
+  const judged: NonNullable<TSetReplayBasis["judged"]> = {};
+  for (const member of input.judged) {
+    const fields = Object.keys(member.byField).filter((f) => member.byField[f]?.rule === undefined && member.deltas[f]);
+    if (fields.length === 0) continue;
+    judged[member.item.key] = {
+      deltas: Object.fromEntries(fields.map((f) => [f, member.deltas[f] as TDeltas[string]])),
+      decisions: Object.fromEntries(fields.map((f) => [f, member.byField[f] as TDecision])),
+    };
+  }
+  const order = sourceOrder(input.items);
+  return { ...(order ? { order } : {}), ...(Object.keys(judged).length ? { judged } : {}) };
 }
 
 /**
@@ -170,4 +211,37 @@ export function boundForReplay(
 export function parseReplayBasis(value: unknown): TReplayBasis | null {
   const parsed = ZReplayBasisSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+/** What a verdict was stored with: the judge keys of its run, and the deltas and verdicts judged then. */
+export type TStoredJudgement = Pick<TReplayBasis, "judgeKeys" | "deltas" | "decisions">;
+
+/**
+ * The verdict stored when this very delta was judged under the same rule, field description and decision: it
+ * stands in for the model. Code verdicts are never reused (code decides again, for free).
+ */
+export function storedVerdict(
+  stored: TStoredJudgement | null,
+  judgeKeys: Record<string, string>,
+  field: string,
+  delta: { from: unknown; to: unknown },
+): TDecision | null {
+  if (!stored || stored.judgeKeys[field] !== judgeKeys[field]) return null;
+  const storedDelta = stored.deltas[field];
+  const decision = stored.decisions[field];
+  if (!storedDelta || !decision || canonicalJson(storedDelta) !== canonicalJson(delta)) return null;
+  const verdict = decision.verdict;
+  if (verdict !== "material" && verdict !== "notable" && verdict !== "noise") return null;
+  return {
+    verdict,
+    decidedBy: decision.decidedBy === "agent" ? "agent" : "code",
+    reason: typeof decision.reason === "string" ? decision.reason : "",
+    ...(typeof decision.rule === "string" ? { rule: decision.rule } : {}),
+  };
+}
+
+/** A set member's stored judgement in a run's basis (setReplayBasisOf), or null. */
+export function storedMemberJudgement(basis: TReplayBasis | null, key: string): TStoredJudgement | null {
+  const judged = basis?.set?.judged?.[key];
+  return basis && judged ? { judgeKeys: basis.judgeKeys, ...judged } : null;
 }
