@@ -1,8 +1,6 @@
 import type { LanguageModel } from "ai";
 import { resolveBoundValues, retrieveContextChunks } from "../../context";
 import type { TDb } from "../../db";
-import { AppError } from "../../errors";
-import { canonicalJson } from "../../lib/canonical-json";
 import { listRunCaptures, loadCapturePayloads, type TRunCapture } from "../../timeline";
 import { NOTABLE_SIGNALS, type TRecord, type TTrackerDefinition } from "../definition";
 import { diffRecords, type TDeltas } from "../diff";
@@ -15,10 +13,11 @@ import {
   fillKeysOf,
   judgeKeysOf,
   parseReplayBasis,
-  type TReplayBasis,
+  storedVerdict,
   ZCapturePayloadSchema,
 } from "./replay-basis";
 import { replayFill } from "./replay-fill";
+import { createSetReplay } from "./replay-set";
 
 /** Captures decoded at once: a long history never sits in memory whole. */
 const PAYLOAD_BATCH = 50;
@@ -79,7 +78,8 @@ export type TReplayDefinitionResult = {
  * definition reproduces the recorded timeline: code rules decide for free, and a field the model decided keeps its
  * stored verdict while its delta and rule are unchanged. What still needs the model is asked within `modelBudget`
  * or marked "would ask the agent". The state before `from` is the capture just before it (read, not reported).
- * Ownership is the caller's job.
+ * A set (a `set` part) is walked member by member with the set refresh's own pure functions (replay-set.ts), so its
+ * entries are its roll-ups. Ownership is the caller's job.
  */
 export async function replayDefinition(
   db: TDb,
@@ -87,13 +87,6 @@ export async function replayDefinition(
   input: TReplayDefinitionInput,
 ): Promise<TReplayDefinitionResult> {
   const def = input.definition;
-  // A set's captures hold its members; walking them member by member is not built yet (docs/sets.md): say so rather
-  // than replay the whole feed or listing as if it were one entity.
-  if (def.set)
-    throw new AppError(
-      "PRECONDITION_FAILED",
-      "Replay does not read sets yet: this tracker watches a set of members, and its timeline is kept only as it is refreshed.",
-    );
   const { before, inPeriod } = await listRunCaptures(db, {
     trackerId,
     ...(input.from ? { from: input.from } : {}),
@@ -121,6 +114,20 @@ export async function replayDefinition(
   let done = 0;
   let cancelled = false;
   const mayAsk = (model: LanguageModel | null) => () => model !== null && modelCalls < input.modelBudget;
+  // A set's captures hold its members: walked member by member, as its refresh read them (replay-set.ts).
+  const setStep = def.set
+    ? createSetReplay(db, {
+        def: { ...def, set: def.set },
+        decision: input.decision,
+        version: input.version,
+        owner,
+        judgeKeys,
+        model: input.models.judge,
+        retrieve,
+        beforeModelCall,
+        bound: current,
+      })
+    : null;
 
   outer: for (let start = 0; start < sequence.length; start += PAYLOAD_BATCH) {
     const batch = sequence.slice(start, start + PAYLOAD_BATCH);
@@ -133,6 +140,29 @@ export async function replayDefinition(
       const reported = run !== before;
       const payload = ZCapturePayloadSchema.safeParse(payloads.get(run.captureId));
       if (!payload.success) continue; // thinned between the listing and the read, or an unknown shape
+      if (setStep) {
+        const step = await setStep({
+          document: payload.data.raw.json,
+          basis: run.basis,
+          at: run.at,
+          // Each changed member is one judge call: the budget counts the calls made in this capture too.
+          mayAsk: (spent) => reported && input.models.judge !== null && modelCalls + spent < input.modelBudget,
+        });
+        if (!step) continue; // not a set's capture (the tracker read one page then)
+        modelCalls += step.modelCalls;
+        usage = addUsage(usage, step.usage);
+        reused += step.reused;
+        if (!reported) continue;
+        if (step.entry) {
+          const { materiality, delta, decisions } = step.entry;
+          entries.push(entry(run, input.version, materiality, delta, decisions, step.wouldAsk));
+        }
+        if (step.wouldAsk.length) wouldAskCaptures++;
+        modelCallsNeeded += step.modelCallsNeeded;
+        done++;
+        input.onProgress?.(done, inPeriod.length);
+        continue;
+      }
       const basis = parseReplayBasis(run.basis);
       const filled = await replayFill({
         def,
@@ -227,29 +257,5 @@ function entry(
     decisions,
     definitionVersion: version,
     wouldAsk,
-  };
-}
-
-/**
- * The verdict stored when this very delta was judged under the same rule, field description and decision: it
- * stands in for the model. Code verdicts are never reused (code decides again, for free).
- */
-function storedVerdict(
-  basis: TReplayBasis | null,
-  judgeKeys: Record<string, string>,
-  field: string,
-  delta: { from: unknown; to: unknown },
-): TDecision | null {
-  if (!basis || basis.judgeKeys[field] !== judgeKeys[field]) return null;
-  const storedDelta = basis.deltas[field];
-  const stored = basis.decisions[field];
-  if (!storedDelta || !stored || canonicalJson(storedDelta) !== canonicalJson(delta)) return null;
-  const verdict = stored.verdict;
-  if (verdict !== "material" && verdict !== "notable" && verdict !== "noise") return null;
-  return {
-    verdict,
-    decidedBy: stored.decidedBy === "agent" ? "agent" : "code",
-    reason: typeof stored.reason === "string" ? stored.reason : "",
-    ...(typeof stored.rule === "string" ? { rule: stored.rule } : {}),
   };
 }
