@@ -3,5 +3,5 @@
  * (server/capabilities/registry.ts) holds their descriptors; a test keeps the two lists the same
  * (docs/architecture.md "Adding a capability").
  */
-export const CAPABILITY_NAMES = ["web.scrape", "maps.place", "web.pdf", "feed.items"] as const;
+export const CAPABILITY_NAMES = ["web.scrape", "maps.place", "web.pdf", "feed.items", "maps.search"] as const;
 export type TCapabilityName = (typeof CAPABILITY_NAMES)[number];

@@ -18,8 +18,11 @@ export const SET_POLICY_LIMITS = {
   maxRules: 20,
 } as const;
 
-/** The value key a place search gives each item's distance from the search centre, in metres. */
-export const DISTANCE_METERS = "distanceMeters" as const;
+/**
+ * The field a place search's draft names each item's distance from the search centre, in metres. Set rules read a
+ * member's fields by the definition's (snake_case) names, not the source's value keys (`distanceMeters`).
+ */
+export const DISTANCE_METERS = "distance_meters" as const;
 
 export const ZAnyItemDropRuleSchema = z
   .strictObject({

@@ -181,7 +181,7 @@ describe("maps.search reads a search as a set of places", () => {
   // contracts/definition/set-rule-schema.ts) from its values keyed by field name, and field names are snake_case, so
   // no definition can carry it and "appeared within N m" never fires through a refresh. With DISTANCE_METERS =
   // "distance_meters" this test passes as written: then make it a plain `it`.
-  it.fails("a new place within 1 km is material under “appeared within 1000 m”: one roll-up naming it", async () => {
+  it("a new place within 1 km is material under “appeared within 1000 m”: one roll-up naming it", async () => {
     const trackerId = await searchTracker();
     const brewLab = londonPlaceAt({ id: "ChIJ_ldn_brew_lab", name: "Brew Lab", meters: 700 });
     places.setPlace(brewLab.id, brewLab);

@@ -15,8 +15,8 @@ import { AppError } from "@/server/errors";
 import { findTarget } from "@/server/intelligence/setup/find-target";
 
 describe("capability registry", () => {
-  it("lists web.scrape, maps.place, web.pdf and feed.items with schemas — the names the API and the UI accept", () => {
-    expect(listCapabilities().map((c) => c.name)).toEqual(["web.scrape", "maps.place", "web.pdf", "feed.items"]);
+  it("lists web.scrape, maps.place, web.pdf, feed.items and maps.search with schemas — the names the API and the UI accept", () => {
+    expect(listCapabilities().map((c) => c.name)).toEqual(["web.scrape", "maps.place", "web.pdf", "feed.items", "maps.search"]);
     expect(listCapabilities().map((c) => c.name)).toEqual([...CAPABILITY_NAMES]);
     const scrape = getCapability("web.scrape");
     expect(scrape?.description).toMatch(/structured document/);
@@ -30,7 +30,7 @@ describe("capability registry", () => {
       status: "failed",
       error: {
         code: "UNKNOWN_CAPABILITY",
-        message: 'Unknown capability "web.crawl". Available: web.scrape, maps.place, web.pdf, feed.items.',
+        message: 'Unknown capability "web.crawl". Available: web.scrape, maps.place, web.pdf, feed.items, maps.search.',
         retryable: false,
       },
     });

@@ -188,15 +188,15 @@ describe("judgeSet: items_changed_at_least", () => {
 
 describe("judgeSet: appeared and disappeared", () => {
   const previous = new Map([
-    ["old", known({ name: "Old Place", distanceMeters: "100" })],
-    ["gone", known({ name: "Gone Place", distanceMeters: "50" }, 2, "2025-02-01T00:00:00.000Z")],
+    ["old", known({ name: "Old Place", distance_meters: "100" })],
+    ["gone", known({ name: "Gone Place", distance_meters: "50" }, 2, "2025-02-01T00:00:00.000Z")],
   ]);
   const read = [
-    item("old", { name: "Old Place", distanceMeters: "100" }),
-    item("near", { name: "Near Cafe", distanceMeters: "500" }),
-    item("far", { name: "Far Cafe", distanceMeters: "500.5" }),
+    item("old", { name: "Old Place", distance_meters: "100" }),
+    item("near", { name: "Near Cafe", distance_meters: "500" }),
+    item("far", { name: "Far Cafe", distance_meters: "500.5" }),
     item("nowhere", { name: "Unknown Cafe" }),
-    item("gone", { name: "Gone Place", distanceMeters: "50" }),
+    item("gone", { name: "Gone Place", distance_meters: "50" }),
   ];
   const diff = diffSet(previous, read, policy);
 
