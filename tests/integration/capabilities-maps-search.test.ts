@@ -177,10 +177,7 @@ describe("maps.search reads a search as a set of places", () => {
     expect(await rollUps(trackerId)).toHaveLength(1);
   });
 
-  // Known gap, outside this capability: judgeSet reads a member's distance as `distanceMeters` (DISTANCE_METERS in
-  // contracts/definition/set-rule-schema.ts) from its values keyed by field name, and field names are snake_case, so
-  // no definition can carry it and "appeared within N m" never fires through a refresh. With DISTANCE_METERS =
-  // "distance_meters" this test passes as written: then make it a plain `it`.
+  // Set rules read the distance by the draft's field name, distance_meters (set-rule-schema.ts DISTANCE_METERS).
   it("a new place within 1 km is material under “appeared within 1000 m”: one roll-up naming it", async () => {
     const trackerId = await searchTracker();
     const brewLab = londonPlaceAt({ id: "ChIJ_ldn_brew_lab", name: "Brew Lab", meters: 700 });
