@@ -1,8 +1,8 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useId, useState } from "react";
-import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import {
@@ -13,6 +13,8 @@ import {
   type TSetMemberView,
 } from "@/contracts/set-members";
 import { RelativeTime } from "./relative-time";
+import { SetMemberBadges } from "./set-member-badges";
+import { setMemberHref } from "./set-member-href";
 
 /** The first page's input is the one app/trackers/[id]/page.tsx prefetches (same query key). */
 const PAGE_SIZE = SET_MEMBERS_DEFAULT_LIMIT;
@@ -120,6 +122,7 @@ export function SetMembers({ trackerId }: { trackerId: string }) {
         </p>
       ) : (
         <MemberList
+          trackerId={trackerId}
           members={members.data.pages.flatMap((page) => page.members.map((member) => ({ member, asOf: page.asOf })))}
           total={first?.total ?? 0}
           filtered={Boolean(search) || status !== "all"}
@@ -175,6 +178,7 @@ function StatusFilter({
 
 /** The loaded pages as one list (each member with the instant its page was read), "Show more" for the next page. */
 function MemberList({
+  trackerId,
   members,
   total,
   filtered,
@@ -182,6 +186,7 @@ function MemberList({
   busy,
   more,
 }: {
+  trackerId: string;
   members: { member: TSetMemberView; asOf: Date }[];
   total: number;
   filtered: boolean;
@@ -204,7 +209,7 @@ function MemberList({
         className="divide-y divide-stone-200 dark:divide-stone-800"
       >
         {members.map(({ member, asOf }) => (
-          <MemberRow key={member.key} member={member} asOf={asOf} />
+          <MemberRow key={member.key} trackerId={trackerId} member={member} asOf={asOf} />
         ))}
       </ul>
       <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
@@ -227,13 +232,14 @@ function MemberList({
   );
 }
 
-const badge = "inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium";
-
-function MemberRow({ member, asOf }: { member: TSetMemberView; asOf: Date }) {
+function MemberRow({ trackerId, member, asOf }: { trackerId: string; member: TSetMemberView; asOf: Date }) {
   const gone = member.goneAt !== null;
   const missing = !gone && member.missingRuns > 0;
-  // The field the name came from is the heading already.
-  const fields = member.fields.filter((f) => !((f.name === "title" || f.name === "name") && f.text === member.name));
+  // The field the name came from is the heading already, and a field that is the key (a listing's product URL is
+  // both) is the key's line below: each is shown once.
+  const fields = member.fields.filter(
+    (f) => !((f.name === "title" || f.name === "name") && f.text === member.name) && f.text !== member.key,
+  );
   return (
     <li
       data-testid="set-member"
@@ -243,25 +249,15 @@ function MemberRow({ member, asOf }: { member: TSetMemberView; asOf: Date }) {
     >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <h3 className={`min-w-0 font-medium break-words ${gone ? "text-stone-500 dark:text-stone-400" : ""}`}>
-          {member.name}
-        </h3>
-        {member.isNew ? (
-          <span className={`${badge} bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200`}>new</span>
-        ) : null}
-        {missing ? (
-          <span
-            className={`${badge} bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200`}
-            title={`Not in the last ${member.missingRuns} read${member.missingRuns === 1 ? "" : "s"}`}
+          <Link
+            href={setMemberHref(trackerId, member.key)}
+            data-testid="set-member-link"
+            className={`rounded-sm underline decoration-stone-400 underline-offset-2 hover:decoration-current dark:decoration-stone-500 ${focusRing}`}
           >
-            missing {member.missingRuns}
-          </span>
-        ) : null}
-        {member.goneAt ? (
-          <span className={`${badge} bg-stone-200 text-stone-800 dark:bg-stone-800 dark:text-stone-200`}>
-            gone&nbsp;
-            <LocalTime value={member.goneAt} />
-          </span>
-        ) : null}
+            {member.name}
+          </Link>
+        </h3>
+        <SetMemberBadges isNew={member.isNew} missingRuns={member.missingRuns} goneAt={member.goneAt} />
       </div>
       {member.key !== member.name ? (
         <p className="mt-0.5 font-mono text-xs break-all text-stone-600 dark:text-stone-400">{member.key}</p>
