@@ -1,4 +1,6 @@
+import { getDynamicParam } from "next/dist/shared/lib/router/utils/get-dynamic-param";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memberKeyFromPageParam, setMemberHref } from "@/components/trackers/set-member-href";
 import type { TMemberChangeEntry } from "@/contracts/set-member";
 import { createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
@@ -258,5 +260,22 @@ describe("who may read a member", () => {
     await expect(theirs.tracker.memberChanges({ trackerId, key: EDGE_KEY })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+});
+
+describe("the member page's address", () => {
+  it("carries the key as one encoded segment, and the page decodes Next's re-encoded param exactly once", () => {
+    for (const key of [NODE_KEY, "sku/100%25 cotton?", "café/☕ a+b", "https://shop.example/p?size=50%"]) {
+      const href = setMemberHref("trk1", key);
+      const segment = href.split("/").at(-1) ?? "";
+      expect(href).toBe(`/trackers/trk1/members/${segment}`);
+      // What Next 16 passes a page or layout component for the segment it matched (and decoded once): re-encoded.
+      // If Next ever passes it decoded instead, this fails, and memberKeyFromPageParam must change with it.
+      const passed = getDynamicParam({ key: decodeURIComponent(segment) }, "key", "d", null, null).value;
+      expect(passed).toBe(segment);
+      expect(memberKeyFromPageParam(passed as string)).toBe(key);
+    }
+    // Not percent-encoding at all: taken as it is rather than failing the page.
+    expect(memberKeyFromPageParam("50%off")).toBe("50%off");
   });
 });
