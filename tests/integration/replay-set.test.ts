@@ -269,6 +269,19 @@ describe("replay of a set over its stored captures", () => {
     });
   });
 
+  it("a period starts from the capture just before it (read, not reported)", async () => {
+    const result = await replayTracker(
+      t.db,
+      { userId, trackerId, definition: "locked", modelBudget: 0, planOnly: false, from: dayOf(2), to: dayOf(7) },
+      {},
+      rulesMode,
+    );
+    // Read 1 lists every drink and none is missing: from it, the period's reads decide as they did.
+    expect(result.plan.captures).toBe(6);
+    expect(result.replayed.map((e) => stepOfRun.get(e.runId))).toEqual([2, 3, 5, 7]);
+    expect(result.replayed.map(strip)).toEqual(result.recorded.map(strip));
+  });
+
   it("a drop rule instead of appear/disappear: exactly the entries the walk says change their verdict", async () => {
     const rules = { appeared: false, disappeared: false, dropPercent: 20 };
     const result = await replayDraft(menuDefinition({ rules }));
