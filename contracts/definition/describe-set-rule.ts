@@ -14,8 +14,8 @@ export function describeSetRule(rule: TSetRule, missingAfter?: number): string {
       return `material when any item's ${rule.field} rises by ${formatNumber(rule.minPercent)}% or more`;
     case "items_changed_at_least":
       return rule.count === 1
-        ? "material when any item changes materially"
-        : `material when ${formatNumber(rule.count)} or more items change materially in one check`;
+        ? "material when any item changes"
+        : `material when ${formatNumber(rule.count)} or more items change in one check`;
     case "appeared":
       return rule.withinMeters === undefined
         ? "material when a new item appears"

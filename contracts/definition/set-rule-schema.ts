@@ -56,9 +56,13 @@ export const ZItemsChangedAtLeastRuleSchema = z
       .int("a count is a whole number")
       .min(1, "a count is at least 1")
       .max(SET_POLICY_LIMITS.maxEntities, `a count is at most ${SET_POLICY_LIMITS.maxEntities}`)
-      .describe("Material when at least this many items changed materially (by their field rules) in one refresh"),
+      .describe(
+        "Material when at least this many items changed in one refresh (a change the item's own field rules call noise does not count)",
+      ),
   })
-  .describe("Decided by code: material when count or more items changed materially in one refresh");
+  .describe(
+    "Decided by code: material when count or more items changed (not noise by their field rules) in one refresh",
+  );
 
 export const ZAppearedRuleSchema = z
   .strictObject({

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDefinition } from "@/server/intelligence/definition";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
-import { replayDefinition } from "@/server/intelligence/replay/replay-definition";
 import { countSql } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -182,19 +180,25 @@ describe("a set tracker (feed.items)", () => {
     expect(await members(trackerId)).toHaveLength(3);
   });
 
-  it("replay says plainly that it does not read sets yet (rather than replaying the feed as one entity)", async () => {
-    const trackerId = await feedTracker("/sets/replayed.rss", rss("changelog.rss.xml"));
+  it("an entry missing one read and back edited the next is one change: its state written once, its count reset", async () => {
+    const trackerId = await feedTracker("/sets/back-edited.rss", rss("changelog.rss.xml"));
     await refreshTracker(t.db, trackerId, options());
-    const parsed = parseDefinition(definition());
-    if (!parsed.ok) throw new Error("the set definition should parse");
-    const replay = replayDefinition(t.db, trackerId, {
-      userId: (await t.db.tracker.findUniqueOrThrow({ where: { id: trackerId } })).userId,
-      decision: "What did the rival ship this month?",
-      definition: parsed.definition,
-      version: 1,
-      models: { filler: null, judge: null },
-      modelBudget: 0,
-    });
-    await expect(replay).rejects.toThrow(/Replay does not read sets yet/);
+    const withoutOne = rss("changelog.rss.xml").replace(/<item>[\s\S]*?<\/item>/, "");
+    site.setPage("/sets/back-edited.rss", { body: withoutOne, contentType: RSS });
+    expect((await refreshTracker(t.db, trackerId, options())).outcome).toBe("unchanged");
+    const edited = rss("changelog.rss.xml").replace(
+      "Build cache is now shared across branches",
+      "Build cache is now shared across branches and forks",
+    );
+    site.setPage("/sets/back-edited.rss", { body: edited, contentType: RSS });
+    const back = await refreshTracker(t.db, trackerId, options());
+    expect(back).toMatchObject({ status: "completed", outcome: "material" });
+    const member = (await members(trackerId)).find((m) => m.entityKey.includes("build-cache"));
+    expect(member?.state?.missingRuns).toBe(0);
+    expect((member?.state?.fields as { title?: string } | undefined)?.title).toBe(
+      "Build cache is now shared across branches and forks",
+    );
+    const delta = (await rollUps(trackerId)).at(-1)?.delta as Record<string, { to: unknown }>;
+    expect(delta.changed?.to).toEqual(["Build cache is now shared across branches and forks"]);
   });
 });

@@ -16,7 +16,13 @@ import { findTarget } from "@/server/intelligence/setup/find-target";
 
 describe("capability registry", () => {
   it("lists web.scrape, maps.place, web.pdf, feed.items and maps.search with schemas — the names the API and the UI accept", () => {
-    expect(listCapabilities().map((c) => c.name)).toEqual(["web.scrape", "maps.place", "web.pdf", "feed.items", "maps.search"]);
+    expect(listCapabilities().map((c) => c.name)).toEqual([
+      "web.scrape",
+      "maps.place",
+      "web.pdf",
+      "feed.items",
+      "maps.search",
+    ]);
     expect(listCapabilities().map((c) => c.name)).toEqual([...CAPABILITY_NAMES]);
     const scrape = getCapability("web.scrape");
     expect(scrape?.description).toMatch(/structured document/);

@@ -73,11 +73,9 @@ describe("describeSetRule", () => {
       "material when any item's price rises by 12.5% or more",
     );
     expect(describeSetRule({ kind: "items_changed_at_least", count: 3 })).toBe(
-      "material when 3 or more items change materially in one check",
+      "material when 3 or more items change in one check",
     );
-    expect(describeSetRule({ kind: "items_changed_at_least", count: 1 })).toBe(
-      "material when any item changes materially",
-    );
+    expect(describeSetRule({ kind: "items_changed_at_least", count: 1 })).toBe("material when any item changes");
     expect(describeSetRule({ kind: "appeared" })).toBe("material when a new item appears");
     expect(describeSetRule({ kind: "appeared", withinMeters: 500 })).toBe(
       "material when a new item appears within 500 m",
@@ -175,12 +173,12 @@ describe("judgeSet: items_changed_at_least", () => {
   );
   const rule: TSetRule = { kind: "items_changed_at_least", count: 2 };
 
-  it("counts only the items their own field rules called material", () => {
+  it("counts only the items whose own field rules recorded the change (noise does not count)", () => {
     expect(diff.changed.map((c) => c.key)).toEqual(["a", "b"]);
     expect(judgeSet(diff, { rules: [rule] }, (key) => key === "a")).toEqual({ material: false, reasons: [] });
     expect(judgeSet(diff, { rules: [rule] }, all)).toEqual({
       material: true,
-      reasons: ["2 items changed materially (at least 2): A, B"],
+      reasons: ["2 items changed (at least 2): A, B"],
     });
     expect(judgeSet(diff, { rules: [{ ...rule, count: 3 }] }, all).material).toBe(false);
   });
@@ -268,7 +266,7 @@ describe("judgeSet", () => {
         "1 item gone: Acme", // missing a second read in a row
         "1 new item: New Shop",
         "Blend & Co price dropped by 10% or more: $4.50 → $4.05 (−10%)",
-        "1 item changed materially (at least 1): Blend & Co",
+        "1 item changed (at least 1): Blend & Co",
       ],
     });
   });

@@ -14,7 +14,16 @@ import {
 import type { TRecord, TTrackerDefinition } from "../definition";
 import type { TDeltas } from "../diff";
 import { setReplayBasisOf } from "../replay/replay-basis";
-import { buildRollUp, diffSet, inKeyOrder, judgeMembers, memberValues, readMembers } from "../set";
+import {
+  applySetRulesToMembers,
+  buildRollUp,
+  diffSet,
+  inKeyOrder,
+  judgeMembers,
+  membersMovedByRules,
+  memberValues,
+  readMembers,
+} from "../set";
 import type { TDecision } from "./decide-change";
 import { finishRun } from "./finish-run";
 import { judgeChanges } from "./judge-changes";
@@ -94,8 +103,12 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
     byKey.set(key, { entityId, key, goneAt: null, fields: null, contentHash: null, missingRuns: 0 });
     return entityId;
   };
-  const keepState = (key: string, hash: string) =>
-    writes.states.push({ entityId: idOf(key), fields: records.get(key) ?? {}, contentHash: hash });
+  // A member's state is written at most once per run (one row per member in the final write); it resets missingRuns.
+  const stated = new Set<string>();
+  const keepState = (key: string, hash: string, fields: TRecord = records.get(key) ?? {}) => {
+    stated.add(key);
+    writes.states.push({ entityId: idOf(key), fields, contentHash: hash });
+  };
 
   // Appeared and back: a row, a state, and (after the first run) a timeline entry saying so.
   for (const item of [...diff.appeared, ...diff.reappeared]) {
@@ -106,7 +119,8 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
       writes.changes.push({ entityId: idOf(item.key), ...memberEntry(def, records.get(item.key) ?? {}, back) });
   }
   // Changed: judged field by field like a single entity; noise moves the state but records nothing.
-  const judged = await judgeMembers({
+  // The set's drop and rise rules make a member's move material even where its field's own rule calls it noise.
+  const ownJudgement = await judgeMembers({
     def,
     changed: diff.changed,
     before: (key) => ((byKey.get(key) as TStoredMember).fields ?? {}) as TRecord,
@@ -114,10 +128,12 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
     judge: async (_item, deltas) =>
       (await judgeChanges(ctx, { def, version, deltas, model: input.model, checkBudget: input.checkBudget })).byField,
   });
+  const judged = applySetRulesToMembers(def, ownJudgement, membersMovedByRules(diff, policy));
   const memberDecisions: Record<string, TDecision> = {};
   for (const member of judged.members) {
     const { key, hash } = member.item;
-    keepState(key, hash);
+    // Noise keeps the old value of a numeric field, so slow drift adds up (judge-members.ts `accepted`).
+    keepState(key, hash, member.accepted);
     if (member.outcome === "noise") continue;
     Object.assign(memberDecisions, prefixed(key, member.byField));
     writes.changes.push({
@@ -130,7 +146,8 @@ export async function refreshSet(ctx: TRunContext, input: TSetInput): Promise<TR
   // A state written under another hash function: the new hash only.
   for (const item of diff.rehashed) keepState(item.key, item.hash);
   for (const item of diff.missing) writes.missing.push({ entityId: idOf(item.key), missingRuns: item.missingRuns });
-  for (const key of diff.recovered) writes.missing.push({ entityId: idOf(key), missingRuns: 0 });
+  // Back after a missed read: its count returns to 0 — already so when its state is written (it also changed).
+  for (const key of diff.recovered) if (!stated.has(key)) writes.missing.push({ entityId: idOf(key), missingRuns: 0 });
   for (const item of diff.disappeared) {
     const entityId = idOf(item.key);
     writes.missing.push({ entityId, missingRuns: item.missingRuns });

@@ -8,12 +8,15 @@ import type { TContextRetriever } from "../judge";
 import { judgeAll } from "../refresh/decide-change";
 import {
   applySetDiff,
+  applySetRulesToMembers,
   buildRollUp,
   diffSet,
   inKeyOrder,
   inSourceOrder,
   itemName,
   judgeMembers,
+  membersMovedByRules,
+  memberValues,
   readMembers,
   type TPrevEntity,
   type TSetRollUp,
@@ -83,7 +86,7 @@ export function createSetReplay(
       reused: 0,
       modelCallsNeeded: 0,
     };
-    const judged = await judgeMembers({
+    const ownJudgement = await judgeMembers({
       def,
       changed: diff.changed,
       before: (key) => accepted.get(key) ?? {},
@@ -115,6 +118,8 @@ export function createSetReplay(
         return result.byField;
       },
     });
+    // As the refresh does (refresh-set.ts): the set's drop and rise rules over the members' own verdicts.
+    const judged = applySetRulesToMembers(def, ownJudgement, membersMovedByRules(diff, def.set));
     const rollUp = buildRollUp({
       def,
       diff,
@@ -128,8 +133,14 @@ export function createSetReplay(
 
     // The state the refresh writes: missing counts and gone members, and the accepted record of every member read anew.
     members = applySetDiff(previous, diff, input.at.toISOString());
-    for (const item of [...diff.appeared, ...diff.reappeared, ...diff.changed, ...diff.rehashed])
+    for (const item of [...diff.appeared, ...diff.reappeared, ...diff.rehashed])
       accepted.set(item.key, records.get(item.key) ?? {});
+    // A changed member keeps its accepted record (noise keeps a numeric field's old value), as the refresh stores it.
+    for (const member of judged.members) {
+      accepted.set(member.item.key, member.accepted);
+      const kept = members.get(member.item.key);
+      if (kept) members.set(member.item.key, { ...kept, values: memberValues(def, member.accepted) });
+    }
     walked = true;
     return out;
   };

@@ -46,7 +46,9 @@ export function buildRollUp(input: {
   const { def, diff, first } = input;
   const policy = def.set;
   const isMaterial = (key: string) => input.material.has(key);
-  const verdict = judgeSet(diff, policy, isMaterial);
+  // items_changed_at_least counts members whose own rules recorded the change (material or notable), not noise.
+  const isRecorded = (key: string) => input.recorded.has(key);
+  const verdict = judgeSet(diff, policy, isRecorded);
   const count = input.before + diff.appeared.length + diff.reappeared.length - diff.disappeared.length;
   const lines = rollUpLines(def, diff, {
     before: input.before,
@@ -61,7 +63,13 @@ export function buildRollUp(input: {
   const summary = first
     ? `baseline recorded (${count} member(s))${capped}`
     : `${summarizeSet(diff, { isMaterial, formats })}${capped}`;
-  const reasons = lineReasons(lines, { diff, policy, isMaterial, anyMaterial: input.material.size > 0, summary });
+  const reasons = lineReasons(lines, {
+    diff,
+    policy,
+    isRecorded,
+    anyMaterial: input.material.size > 0,
+    summary,
+  });
   const entry: TSetRollUp["entry"] = first
     ? { materiality: "baseline", delta: { members: { from: null, to: count } }, decisions: {} }
     : recorded
@@ -100,14 +108,14 @@ function lineReasons(
   input: {
     diff: TSetDiff;
     policy: TSetPolicy;
-    isMaterial: (key: string) => boolean;
+    isRecorded: (key: string) => boolean;
     anyMaterial: boolean;
     summary: string;
   },
 ): Record<string, TDecision> {
   const { diff, policy } = input;
   const said = (kinds: (kind: string) => boolean) =>
-    judgeSet(diff, { rules: policy.rules.filter((r) => kinds(r.kind)) }, input.isMaterial).reasons;
+    judgeSet(diff, { rules: policy.rules.filter((r) => kinds(r.kind)) }, input.isRecorded).reasons;
   const line = (reasons: string[], material: boolean, otherwise: string): TDecision => ({
     verdict: material || reasons.length > 0 ? "material" : "notable",
     decidedBy: "code",
