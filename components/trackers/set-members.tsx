@@ -68,6 +68,8 @@ export function SetMembers({ trackerId }: { trackerId: string }) {
   const headingId = `${id}-heading`;
   return (
     <section
+      // The feed card's "+N more" links here (docs/feed.md, "A set's card").
+      id="members"
       aria-labelledby={headingId}
       data-testid="set-members"
       className="min-w-0 rounded-xl border border-stone-200 bg-white p-5 dark:border-stone-800 dark:bg-stone-900"

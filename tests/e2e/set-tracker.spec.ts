@@ -5,8 +5,9 @@ import { site } from "./fixtures";
 /**
  * Trackers that watch a set (docs/sets.md), as a person meets them in rules mode: a listing page pasted with "did the
  * rival drop or add any products?", or a feed's address with a decision about what the rival ships, is drafted as a
- * set, locked and refreshed; a change is one roll-up on the tracker page and one card in the feed, and the members
- * list shows who is new and who is missing — at 1280 and 390 px.
+ * set, locked and refreshed; a change is one roll-up on the tracker page and one card in the feed (its headline and
+ * its members linked), the members list shows who is new and who is missing, and a member's own page opens from the
+ * card — at 1280 and 390 px.
  */
 
 const fixture = (name: string) => readFileSync(`tests/fixtures/${name}`, "utf8");
@@ -36,12 +37,14 @@ async function setUpSetTracker(
 const noOverflow = async (page: Page) =>
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 
-/** The feed's one card for the decision, rolling the refresh up. */
-async function feedCard(page: Page, decision: string, names: RegExp) {
+/** The feed's one card for the decision, rolling the refresh up: its headline and its members, each a link. */
+async function feedCard(page: Page, decision: string, headline: RegExp, names: RegExp) {
   await page.goto("/");
   const card = page.getByTestId("feed-card").filter({ hasText: decision });
   await expect(card).toHaveCount(1);
-  await expect(card).toContainText(names);
+  await expect(card).toContainText(headline);
+  await expect(card.getByTestId("feed-set-member").filter({ hasText: names })).toHaveCount(1);
+  return card;
 }
 
 for (const [label, viewport] of [
@@ -68,8 +71,22 @@ for (const [label, viewport] of [
       await expect(members.getByTestId("set-member").filter({ hasText: "Rwanda Nyamasheke" })).toContainText(/new/i);
       await expect(members.getByTestId("set-member").filter({ hasText: "Kenya Nyeri AA" })).toContainText(/missing 1/i);
       await noOverflow(page);
-      await feedCard(page, decision, /Rwanda Nyamasheke/);
+      const card = await feedCard(page, decision, /1 new item/, /Rwanda Nyamasheke/);
       await noOverflow(page);
+
+      // The member's own page, from the feed card: its status, its fields, its own timeline, and the way back.
+      await card.getByTestId("feed-set-member").filter({ hasText: "Rwanda Nyamasheke" }).getByRole("link").click();
+      await expect(page).toHaveURL(/\/trackers\/[^/]+\/members\/[^/]+$/);
+      const member = page.getByTestId("set-member-page");
+      await expect(page.getByTestId("set-member-name")).toHaveText("Rwanda Nyamasheke");
+      await expect(member).toHaveAttribute("data-status", "listed");
+      await expect(member.locator('[data-badge="new"]')).toBeVisible();
+      await expect(page.getByTestId("set-member-status")).toContainText("Listed in the last read.");
+      await expect(page.getByTestId("set-member-change")).toHaveCount(1);
+      await expect(page.getByTestId("set-member-change").first()).toHaveAttribute("data-kind", "appeared");
+      await noOverflow(page);
+      await page.getByTestId("set-member-back").click();
+      await expect(page.getByTestId("set-members").getByTestId("set-member")).toHaveCount(8);
     });
   });
 }
@@ -91,5 +108,5 @@ test("a feed watched as a set: a new and an edited entry are one roll-up, one fe
   await expect(entries.first()).toContainText(/edge regions/i);
   await expect(members.getByTestId("set-member")).toHaveCount(6);
   await expect(members).toContainText(/missing 1/i);
-  await feedCard(page, decision, /comment/i);
+  await feedCard(page, decision, /1 new entr/i, /comment/i);
 });
