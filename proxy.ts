@@ -12,8 +12,8 @@ import { getEnv } from "@/server/env";
  * procedures and route handlers each verify the session itself. Pages get a per-request CSP nonce.
  */
 
-/** Pages anyone may open: signing in and creating accounts. */
-const PUBLIC_PAGES = [/^\/sign-in$/, /^\/sign-up$/, /^\/setup-owner$/, /^\/invite\/[^/]+$/];
+/** Pages anyone may open: signing in and creating accounts, and robots.txt (app/robots.ts) for crawlers. */
+const PUBLIC_PAGES = [/^\/sign-in$/, /^\/sign-up$/, /^\/setup-owner$/, /^\/invite\/[^/]+$/, /^\/robots\.txt$/];
 
 export function proxy(request: NextRequest) {
   const env = getEnv();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import { ACME_PRICING_DEFINITION, acmePricingPage } from "../fixtures/acme-pricing";
+import { feedFixture, feedSetDefinition, RSS } from "../helpers/feed-set";
 import {
   AUDIT_VIEWPORTS,
   ambiguousLinks,
@@ -23,7 +24,15 @@ import { E2E_PORTS, E2E_URLS } from "./ports";
  * arrives. The first-run page (no owner yet) is audited in a11y.accounts.spec.ts.
  */
 
-type TSeed = { trackerId: string; failingId: string; draftSession: string; inviteToken: string };
+type TSeed = {
+  trackerId: string;
+  failingId: string;
+  draftSession: string;
+  inviteToken: string;
+  /** A tracker that watches a set (a feed), and one of its members that appeared after the baseline. */
+  setId: string;
+  memberKey: string;
+};
 type TAuditedPage = Omit<TAuditTarget, "path"> & { path: (seed: TSeed) => string };
 
 const SIGNED_IN_PAGES: TAuditedPage[] = [
@@ -67,6 +76,22 @@ const SIGNED_IN_PAGES: TAuditedPage[] = [
     ready: async (page) => {
       await expect(page.getByTestId("tracker-page")).toHaveAttribute("data-live", "live");
       await expect(page.getByTestId("tracker-failing")).toBeVisible();
+    },
+  },
+  {
+    name: "set tracker page",
+    path: (s) => `/trackers/${s.setId}`,
+    ready: async (page) => {
+      await expect(page.getByTestId("tracker-page")).toHaveAttribute("data-live", "live");
+      await expect(page.getByTestId("set-member").first()).toBeVisible();
+    },
+  },
+  {
+    name: "set member page",
+    path: (s) => `/trackers/${s.setId}/members/${encodeURIComponent(s.memberKey)}`,
+    ready: async (page) => {
+      await expect(page.getByTestId("set-member-page")).toBeVisible();
+      await expect(page.getByTestId("set-member-change").first()).toBeVisible();
     },
   },
   {
@@ -179,9 +204,30 @@ test.beforeAll(async ({ browser }) => {
   await expect(page).toHaveURL(/\/trackers\/new\?session=/);
   const draftSession = new URL(page.url()).searchParams.get("session") as string;
 
+  // A feed watched as a set: a baseline, then a new, an edited and a missing entry (one roll-up, the members' entries).
+  const feedPath = `/e2e-a11y-${tag}-changelog.rss`;
+  await site.setPage(feedPath, { body: feedFixture("changelog.rss.xml"), contentType: RSS });
+  const setRes = await page.request.post("/api/v1/trackers", {
+    headers,
+    data: {
+      decision: `What did the rival ship this month? (a11y ${tag})`,
+      capability: "feed.items",
+      capabilityInput: { url: site.urlFor(feedPath) },
+      definition: feedSetDefinition(),
+    },
+  });
+  expect(setRes.status()).toBe(201);
+  const setId = (await setRes.json()).tracker.id as string;
+  expect((await refresh(setId)).outcome).toBe("baseline");
+  await site.setPage(feedPath, { body: feedFixture("changelog-v2.rss.xml"), contentType: RSS });
+  expect((await refresh(setId)).outcome).toBe("material");
+  const listed = await page.request.get(`/api/v1/trackers/${setId}/members?sort=first_seen`, { headers });
+  const newest = ((await listed.json()).members as { key: string; isNew: boolean }[]).find((m) => m.isNew);
+  expect(newest, "a member that appeared after the baseline").toBeDefined();
+
   const { token: inviteToken } = await trpc("account.createInvite", { note: "a11y" });
   const [trackerId] = trackers as [string];
-  seed = { trackerId, failingId, draftSession, inviteToken };
+  seed = { trackerId, failingId, draftSession, inviteToken, setId, memberKey: newest?.key ?? "" };
   writeFileSync(SEED_FILE, JSON.stringify(seed));
   await context.close();
 });

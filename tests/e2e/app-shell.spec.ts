@@ -70,6 +70,22 @@ test.describe("app shell", () => {
     }
   });
 
+  test("robots.txt is a real robots file, also without a session: the sign-in page crawlable, the rest not", async ({
+    playwright,
+    baseURL,
+  }) => {
+    const signedOut = await playwright.request.newContext({ baseURL });
+    const res = await signedOut.get("/robots.txt", { maxRedirects: 0 });
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toContain("text/plain");
+    const text = await res.text();
+    expect(text).toMatch(/^User-Agent: \*$/m);
+    expect(text).toMatch(/^Allow: \/sign-in$/m);
+    expect(text).toMatch(/^Disallow: \/trackers$/m);
+    expect(text).toMatch(/^Disallow: \/api\/$/m);
+    await signedOut.dispose();
+  });
+
   test("the health endpoint reports the embedded database", async ({ request }) => {
     const res = await request.get("/api/health");
     expect(res.status()).toBe(200);
