@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { getModel, meterModel, type TLanguageModel } from "../ai";
 import type { TDb } from "../db";
+import { detachedDefer, type TDefer } from "../defer";
 import { publish } from "../events";
 import { Prisma } from "../generated/prisma/client";
 import { LruMap } from "../lib/lru-map";
@@ -57,6 +58,17 @@ export type TEnhanceOptions = {
    * the enhancement does not read the settings again). Absent: read here.
    */
   lastActiveAt?: Date | null;
+  /**
+   * The time when each model call is made: the prompt's "Current time" and the lease of a follow-up call (a slow
+   * model's follow-up must not write "leave by…" against the clock of the call before it). Default: `now` plus the
+   * time elapsed since this request, so a caller's fixed `now` (tests, a background pass) moves on consistently.
+   */
+  clock?: () => Date;
+  /**
+   * Where input left pending after the last follow-up a holder may run is taken up (see `runAsHolder`); default the
+   * tracked detached promise of server/defer.ts.
+   */
+  defer?: TDefer;
 };
 
 /** The last stored enhancement (merged by the fast path), and the hash it was computed for. */
@@ -110,6 +122,7 @@ export function requestEnhancement(
 ): Promise<TEnhanceOutcome> {
   const debounceMs = opts.debounceMs ?? 0;
   const inputsReadAt = opts.inputsReadAt ?? performance.now();
+  const clock = opts.clock ?? elapsedClock(opts.now ?? new Date());
   // Built from older inputs than a request already accepted (a background rebuild that read the settings before an
   // edit a page load has since seen): that one is the newer feed. Running this one too would spend a call on an
   // answer stale when it arrives — or, left pending behind the newer call, have the holder run it last.
@@ -126,7 +139,7 @@ export function requestEnhancement(
     const timer = setTimeout(() => {
       local.pending.delete(userId);
       resolve(
-        enhanceNow(db, userId, items, memory, opts).catch((error): TEnhanceOutcome => {
+        enhanceNow(db, userId, items, memory, { ...opts, clock }).catch((error): TEnhanceOutcome => {
           logger.warn("feed enhancement failed", { error: error instanceof Error ? error.message : String(error) });
           return "failed";
         }),
@@ -153,6 +166,15 @@ const ZJobSchema = z.object({
 });
 type TJob = z.infer<typeof ZJobSchema> & { hash: string };
 
+/** `start` moving on with the process's monotonic clock: the default `clock` of a request (see TEnhanceOptions). */
+export function elapsedClock(start: Date): () => Date {
+  const startedAt = performance.now();
+  return () => new Date(start.getTime() + (performance.now() - startedAt));
+}
+
+/** How a holder runs: the request's time, the clock each call reads, and what takes up input left after the cap. */
+type THolderRun = { now: Date; clock: () => Date; debounceMs: number; defer: TDefer };
+
 /** 1, 2, 4… minutes after consecutive failures, at most `BACKOFF_MAX_MS`. */
 export function backoffMs(failures: number): number {
   return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
@@ -163,9 +185,15 @@ async function enhanceNow(
   userId: string,
   items: TFeedItem[],
   memory: string,
-  opts: TEnhanceOptions,
+  opts: TEnhanceOptions & { clock: () => Date },
 ): Promise<TEnhanceOutcome> {
   const now = opts.now ?? new Date();
+  const run: THolderRun = {
+    now,
+    clock: opts.clock,
+    debounceMs: opts.debounceMs ?? 0,
+    defer: opts.defer ?? detachedDefer,
+  };
   const model = opts.model === undefined ? getModel("enhancer") : opts.model;
   if (!model) return "rules";
   const { left, ...input } = buildHarnessInput(
@@ -188,7 +216,7 @@ async function enhanceNow(
   // Budget spent → the feed keeps its last enhancement (or none) and its rule-based text; no model call.
   if (await spentModelBudget(db, { userId, now })) return "over_budget";
 
-  const first = await runAsHolder(db, userId, model, job, now, row.pendingHash ?? null);
+  const first = await runAsHolder(db, userId, model, job, run, row.pendingHash ?? null);
   if (first !== "in_flight") return first;
   // Someone holds the lease: leave our input for them to run after their call...
   await db.feedEnhancement.updateMany({
@@ -196,13 +224,16 @@ async function enhanceNow(
     data: { pendingHash: job.hash, pendingInput: { input: job.input, knownIds: job.knownIds } as object },
   });
   // ...unless they finished between our claim and that write (they read pending only after releasing).
-  return runAsHolder(db, userId, model, job, now);
+  return runAsHolder(db, userId, model, job, run);
 }
 
 /**
  * Claims the lease and runs `job`; then, after releasing, looks at what was left pending while it ran and,
  * if that differs from what it just enhanced, claims again and runs it (at most `MAX_FOLLOW_UPS` times).
  * Releasing before looking closes the race with a requester that writes pending just as this call ends.
+ * Each call reads its own time (`run.clock`), so a follow-up after a slow call is written, and leased, at the time
+ * it is made, not at the first call's (docs/feed.md, "Follow-up calls carry their own time"). Input still pending
+ * after the last follow-up is handed to `run.defer` (`runPendingAfterCap`) instead of waiting for the next load.
  * The outcome is the first round's; "in_flight" when the lease is held elsewhere.
  */
 async function runAsHolder(
@@ -210,17 +241,19 @@ async function runAsHolder(
   userId: string,
   model: TLanguageModel,
   firstJob: TJob,
-  now: Date,
+  run: THolderRun,
   /** Pending input seen before claiming: older than `firstJob` (e.g. left by a failed call), dropped on claim. */
   stalePending: string | null = null,
 ): Promise<TEnhanceOutcome> {
   let job = firstJob;
   let outcome: TEnhanceOutcome | undefined;
   for (let round = 0; ; round++) {
+    // The first claim is the request's, at its time; a follow-up's is made (and expires) by the clock.
+    const at = round === 0 ? run.now : run.clock();
     const token = randomUUID();
     const claimed = await db.feedEnhancement.updateMany({
-      where: { userId, OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }] },
-      data: { leaseToken: token, leaseExpiresAt: new Date(now.getTime() + LEASE_MS) },
+      where: { userId, OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: at } }] },
+      data: { leaseToken: token, leaseExpiresAt: new Date(at.getTime() + LEASE_MS) },
     });
     if (claimed.count === 0) return outcome ?? "in_flight";
     if (round === 0 && stalePending) {
@@ -232,7 +265,7 @@ async function runAsHolder(
     }
     let ran: TEnhanceOutcome;
     try {
-      ran = await runOnce(db, userId, model, job, token, now);
+      ran = await runOnce(db, userId, model, job, token, { clock: run.clock, requestedAt: run.now });
     } catch (error) {
       // A failed follow-up is backed off like any call; the caller still gets the first round's outcome.
       if (outcome === undefined) throw error;
@@ -257,16 +290,46 @@ async function runAsHolder(
       return outcome;
     }
     const pending = ZJobSchema.safeParse(row.pendingInput);
-    if (!pending.success || round >= MAX_FOLLOW_UPS) {
-      if (!pending.success) {
-        await db.feedEnhancement.updateMany({
-          where: { userId, pendingHash: row.pendingHash },
-          data: { pendingHash: null, pendingInput: Prisma.DbNull },
-        });
-      }
+    if (!pending.success) {
+      await db.feedEnhancement.updateMany({
+        where: { userId, pendingHash: row.pendingHash },
+        data: { pendingHash: null, pendingInput: Prisma.DbNull },
+      });
+      return outcome;
+    }
+    if (round >= MAX_FOLLOW_UPS) {
+      // This holder has done its share (a page load's `after()` must end); the newest input still runs, after it.
+      run.defer(() => runPendingAfterCap(db, userId, model, run));
       return outcome;
     }
     job = { ...pending.data, hash: row.pendingHash };
+  }
+}
+
+/**
+ * Input left pending when a holder reached `MAX_FOLLOW_UPS`: after the debounce, the newest pending input runs as a
+ * holder of its own (with its own follow-ups), unless it was enhanced meanwhile, the backoff or the budget says no,
+ * or someone else holds the lease (who then runs it after their call). Each call reads the time when it is made.
+ * Where nothing outlives a request (serverless), a task cut short leaves the input for the next load, as before.
+ */
+async function runPendingAfterCap(db: TDb, userId: string, model: TLanguageModel, prev: THolderRun): Promise<void> {
+  if (prev.debounceMs > 0) await new Promise((resolve) => setTimeout(resolve, prev.debounceMs));
+  const now = prev.clock();
+  const row = await db.feedEnhancement.findUnique({ where: { userId } });
+  if (!row?.pendingHash || row.pendingHash === row.inputHash) return;
+  if (row.retryAfter && row.retryAfter > now) return;
+  const pending = ZJobSchema.safeParse(row.pendingInput);
+  if (!pending.success) return;
+  if (await spentModelBudget(db, { userId, now })) return;
+  const job: TJob = { ...pending.data, hash: row.pendingHash };
+  try {
+    const outcome = await runAsHolder(db, userId, model, job, { ...prev, now });
+    logger.info("feed enhancement ran input left after the follow-up cap", { userId, outcome });
+  } catch (error) {
+    logger.warn("feed enhancement after the follow-up cap failed", {
+      userId,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
@@ -277,7 +340,8 @@ async function runOnce(
   model: TLanguageModel,
   job: TJob,
   token: string,
-  now: Date,
+  /** `clock`: read when the call is made (the prompt's current time); `requestedAt`: what the backoff counts from. */
+  time: { clock: () => Date; requestedAt: Date },
 ): Promise<TEnhanceOutcome> {
   // Someone may have finished this exact input between our read and the claim.
   const fresh = await db.feedEnhancement.findUnique({ where: { userId } });
@@ -285,7 +349,7 @@ async function runOnce(
   // Every call and token goes to the usage ledger, whether the answer is used or not.
   const metered = meterModel(model);
   try {
-    const { result, dropped } = await runHarness(metered.model, job.input, new Set(job.knownIds), now);
+    const { result, dropped } = await runHarness(metered.model, job.input, new Set(job.knownIds), time.clock());
     if (dropped.length > 0) logger.info("feed enhancement dropped parts of the answer", { userId, dropped });
     const saved = await db.feedEnhancement.updateMany({
       where: { userId, leaseToken: token },
@@ -309,7 +373,7 @@ async function runOnce(
         data: {
           modelCalls: { increment: 1 },
           failures,
-          retryAfter: new Date(now.getTime() + backoffMs(failures)),
+          retryAfter: new Date(time.requestedAt.getTime() + backoffMs(failures)),
         },
       })
       .catch(() => {});

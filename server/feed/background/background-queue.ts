@@ -4,7 +4,7 @@ import { logger } from "../../logger";
 import { enhanceInBackground } from "./enhance-in-background";
 
 export type TBackgroundOptions = {
-  /** The clock each run reads when it starts (tests inject one). */
+  /** The clock each run reads when it starts, and each of its model calls when made (tests inject one). */
   now?: () => Date;
   /** Sees each person's outcome (tests, logs). */
   onEnhanced?: (userId: string, outcome: TEnhanceOutcome) => void;
@@ -45,7 +45,8 @@ async function drain(): Promise<void> {
     }
     const [userId, { db, opts }] = next.value;
     queue.waiting.delete(userId);
-    const outcome = await enhanceInBackground(db, userId, opts.now ? { now: opts.now() } : {});
+    // The injected clock is also what each model call reads (follow-ups carry their own time, docs/feed.md).
+    const outcome = await enhanceInBackground(db, userId, opts.now ? { now: opts.now(), clock: opts.now } : {});
     if (outcome === "enhanced" || outcome === "failed") logger.info("background feed enhancement", { userId, outcome });
     try {
       opts.onEnhanced?.(userId, outcome);

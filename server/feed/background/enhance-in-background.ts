@@ -17,7 +17,8 @@ import { buildFeed } from "../build-feed";
 export async function enhanceInBackground(
   db: TDb,
   userId: string,
-  opts: { now?: Date } = {},
+  /** `clock`: what each model call reads when it is made (default: `now` moving on with the process's clock). */
+  opts: { now?: Date; clock?: () => Date } = {},
 ): Promise<TEnhanceOutcome> {
   const now = opts.now ?? new Date();
   // Before the settings are read: a page load that reads them later (after an edit) wins the debounce over this.
@@ -33,6 +34,7 @@ export async function enhanceInBackground(
       debounceMs: getEnv().FEED_ENHANCE_DEBOUNCE_MS,
       inputsReadAt,
       lastActiveAt: settings.lastActiveAt,
+      ...(opts.clock ? { clock: opts.clock } : {}),
     });
   } catch (error) {
     logger.warn("background feed enhancement failed", { userId, error });
