@@ -129,6 +129,17 @@ export const feedCatalog = defineCatalog(schema, {
       slots: [],
       description: "Model-filled text looked up by name in the item's slots; renders nothing while empty.",
     },
+    Briefing: {
+      props: z.object({
+        /** The rule-based briefing (server/feed/briefing/build-briefing.ts): at most two lines. */
+        lines: z.array(z.string().max(300)).max(2),
+        /** The slot holding the model's briefing for the same inputs; shown instead of `lines` when filled. */
+        slot: z.string().max(60),
+      }),
+      slots: [],
+      description:
+        "The day's briefing (docs/feed.md, The briefing card): the model's text from the named slot when filled, else the rule-based lines.",
+    },
   },
   actions: {},
 });

@@ -53,6 +53,29 @@ function SlotText({ name }: { name: string }) {
   );
 }
 
+/**
+ * The day's briefing: the model's text for these inputs when its slot is filled (each line a paragraph, at most two),
+ * else the rule-based lines — one or the other, never both (docs/feed.md, "The briefing card"). Text nodes only.
+ */
+function BriefingText({ lines, slot }: TPropsOf<"Briefing">) {
+  const slots = useContext(SlotsContext);
+  const model = slots?.[slot]?.content
+    ?.split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, 2);
+  const shown = model && model.length > 0 ? model : lines;
+  return (
+    <div className="space-y-1 text-sm" data-testid="briefing-text" data-origin={shown === lines ? "rules" : "model"}>
+      {shown.map((line, i) => (
+        // Lines are positional and may repeat: the index is their identity.
+        // biome-ignore lint/suspicious/noArrayIndexKey: see above
+        <p key={i}>{line}</p>
+      ))}
+    </div>
+  );
+}
+
 function When({ at, prefix }: { at: string; prefix?: string | null | undefined }) {
   const asOf = useContext(FeedAsOfContext);
   const value = new Date(at);
@@ -279,4 +302,5 @@ export const feedRegistry: TFeedRegistry = {
   ),
   Link: ({ props }) => <FeedLink href={props.href} label={props.label} />,
   Slot: ({ props }) => <SlotText name={props.name} />,
+  Briefing: ({ props }) => <BriefingText lines={props.lines} slot={props.slot} />,
 };
