@@ -1,3 +1,4 @@
+import { BRIEFING_TYPE, clampBriefingText } from "./briefing-text";
 import type { THarnessInput } from "./build-input";
 import type { TEnhancementOutput, TEnhancementResult } from "./schema";
 import { keepSafeSynthetic, type TSyntheticCandidate } from "./synthetic-spec";
@@ -5,8 +6,9 @@ import { keepSafeSynthetic, type TSyntheticCandidate } from "./synthetic-spec";
 export type TDropped = { kind: "slot" | "synthetic" | "suppress" | "hint"; reason: string };
 
 /**
- * Keeps only what refers to known items and slots; synthetic items must pass `keepSafeSynthetic`.
- * Returns what was dropped so the caller can log it.
+ * Keeps only what refers to known items and slots; synthetic items must pass `keepSafeSynthetic`. The briefing
+ * card's text is held to two lines, and the card is never suppressed or re-ranked by the model (its place at the top
+ * is code's, docs/feed.md "The briefing card"). Returns what was dropped so the caller can log it.
  */
 export function normaliseEnhancement(
   output: TEnhancementOutput,
@@ -15,6 +17,7 @@ export function normaliseEnhancement(
 ): { result: TEnhancementResult; dropped: TDropped[] } {
   const dropped: TDropped[] = [];
   const slotsById = new Map(input.items.map((i) => [i.id, new Set(Object.keys(i.slots))]));
+  const briefings = new Set(input.items.filter((i) => i.type === BRIEFING_TYPE).map((i) => i.id));
   const slotFills: TEnhancementResult["slotFills"] = {};
   for (const fill of output.slotFills) {
     const slots = slotsById.get(fill.itemId);
@@ -22,7 +25,7 @@ export function normaliseEnhancement(
       dropped.push({ kind: "slot", reason: `unknown item or slot ${fill.itemId}/${fill.slot}` });
       continue;
     }
-    const text = fill.text.trim().slice(0, 600);
+    const text = briefings.has(fill.itemId) ? clampBriefingText(fill.text) : fill.text.trim().slice(0, 600);
     if (!text) continue;
     slotFills[fill.itemId] = { ...slotFills[fill.itemId], [fill.slot]: text };
   }
@@ -39,13 +42,14 @@ export function normaliseEnhancement(
   for (const d of synthetic.dropped) dropped.push({ kind: "synthetic", reason: `${d.id}: ${d.reason}` });
   const syntheticItems = synthetic.kept;
   const suppress = output.suppress.filter((id) => {
-    const ok = knownIds.has(id);
-    if (!ok) dropped.push({ kind: "suppress", reason: `unknown item ${id}` });
+    const ok = knownIds.has(id) && !briefings.has(id);
+    if (!ok) dropped.push({ kind: "suppress", reason: `${briefings.has(id) ? "the briefing" : "unknown item"} ${id}` });
     return ok;
   });
   const rankingHints: Record<string, number> = {};
   for (const h of output.rankingHints) {
-    if (knownIds.has(h.itemId)) rankingHints[h.itemId] = Math.max(-1, Math.min(1, h.delta));
+    if (briefings.has(h.itemId)) dropped.push({ kind: "hint", reason: `the briefing ${h.itemId}` });
+    else if (knownIds.has(h.itemId)) rankingHints[h.itemId] = Math.max(-1, Math.min(1, h.delta));
     else dropped.push({ kind: "hint", reason: `unknown item ${h.itemId}` });
   }
   return { result: { slotFills, syntheticItems, suppress, rankingHints }, dropped };

@@ -1,4 +1,5 @@
 import { UNTRUSTED_CONTENT_RULES, wrapUntrusted } from "../ai";
+import { BRIEFING_MAX_LINES, BRIEFING_TYPE } from "./briefing-text";
 import type { THarnessInput } from "./build-input";
 import { MAX_SYNTHETIC, SYNTHETIC_COMPONENTS, SYNTHETIC_SPEC_LIMITS } from "./synthetic-spec";
 
@@ -14,6 +15,9 @@ export const ENHANCEMENT_INSTRUCTIONS = [
   `${SYNTHETIC_SPEC_LIMITS.maxDepth} levels deep, using only the components ${SYNTHETIC_COMPONENTS.join(", ")};`,
   'Stack {direction?: "vertical"|"horizontal"} holds children, Heading {text}, Text {text}, Link {href, label}',
   "where href is an in-app path like /trackers/ID or an http(s) URL.",
+  `An item of type ${BRIEFING_TYPE} is the day's briefing, the feed's top card: write its slot as at most`,
+  `${BRIEFING_MAX_LINES} short lines (one per line) from the other items and the user's notes, and do not add a`,
+  "synthetic item that repeats it.",
   "Use suppress only for items that duplicate another item. Use rankingHints sparingly.",
   UNTRUSTED_CONTENT_RULES,
 ].join(" ");

@@ -1,0 +1,33 @@
+import type { TDb } from "../../db";
+import { briefingItem } from "../briefing/briefing-card";
+import { addDays, briefingZone, dayKeyOf, dayStart } from "../briefing/briefing-day";
+import { buildBriefing } from "../briefing/build-briefing";
+import { readChangesSince, readEventsAround } from "../briefing/read-briefing-inputs";
+import type { TFeedSource } from "../feed-engine";
+
+export type TBriefingSourceOptions = {
+  db: TDb;
+  /** The person's time zone (Settings): the card's date, "since yesterday" and "today" are read in it; UTC when unset. */
+  timeZone: string | null;
+  /** The calendar's URL (Settings); without one the briefing says nothing about events. */
+  calendarUrl: string | null;
+};
+
+/**
+ * The feed's top card (docs/feed.md, "The briefing card"): the day, the material changes since yesterday and today's
+ * events, in at most two lines by rules, replaced by the model's briefing for the same inputs when there is one.
+ */
+export function briefingSource(opts: TBriefingSourceOptions): TFeedSource {
+  return {
+    id: "briefing",
+    async fetchItems({ userId, now }) {
+      const zone = briefingZone(opts.timeZone);
+      const today = dayKeyOf(now, zone);
+      const [changes, events] = await Promise.all([
+        readChangesSince(opts.db, userId, dayStart(addDays(today, -1), zone)),
+        opts.calendarUrl ? readEventsAround(opts.db, { userId, url: opts.calendarUrl, zone, today, now }) : null,
+      ]);
+      return [briefingItem(buildBriefing({ now, zone, changes, events }), now)];
+    },
+  };
+}
