@@ -13,6 +13,7 @@ import { memoOfCard } from "./card-memo";
 import { FeedEngine } from "./feed-engine";
 import { mergeEnhancement } from "./merge-enhancement";
 import { memoryWords, postProcess, type TPostContext } from "./post-process";
+import { briefingSource } from "./sources/briefing-source";
 import { calendarSource } from "./sources/calendar-source";
 import { locationSource } from "./sources/location-source";
 import { trackersSource } from "./sources/trackers-source";
@@ -87,6 +88,7 @@ export async function buildFeed(
 ): Promise<TBuiltFeed> {
   const env = getEnv();
   const engine = new FeedEngine()
+    .register(briefingSource({ db, timeZone: settings.timezone, calendarUrl: settings.calendarUrl }))
     .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
     .register(locationSource(settings))
     .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
