@@ -24,7 +24,7 @@ export function NavLinks() {
             <Link
               href={link.href}
               aria-current={active ? "page" : undefined}
-              className={`rounded-md px-3 py-2 text-sm font-medium transition-colors ${
+              className={`rounded-md px-2 py-2 text-sm font-medium transition-colors sm:px-3 ${
                 active
                   ? "bg-stone-900 text-white dark:bg-stone-100 dark:text-stone-900"
                   : "text-stone-700 hover:bg-stone-200 dark:text-stone-300 dark:hover:bg-stone-800"

@@ -17,6 +17,8 @@ import { useElementWidth } from "./use-element-width";
 /** The plot's fixed height: the box is this tall before and after the chart is drawn (no layout shift). */
 export const CHART_HEIGHT = 176;
 const MARGIN = { top: 12, right: 16, bottom: 28, left: 64 };
+/** Half the widest time label ("12 Dec, 03:28 AM" at 11 px): nearer the right end than this, a centred one is cut. */
+const TIME_LABEL_HALF_WIDTH = 48;
 
 type TMark = {
   at: Date;
@@ -192,7 +194,12 @@ export function FieldChart({ series }: { series: TNumericSeries }) {
                 stroke="currentColor"
                 tickStroke="currentColor"
                 axisClassName="chart-axis-time"
-                tickLabelProps={{ className: "fill-stone-600 dark:fill-stone-400", fontSize: 11 }}
+                // A label at the right end is drawn leftwards from its tick, so "03:28 AM" is not cut at the edge.
+                tickLabelProps={(value) => ({
+                  className: "fill-stone-600 dark:fill-stone-400",
+                  fontSize: 11,
+                  textAnchor: x(value as Date) > innerWidth - TIME_LABEL_HALF_WIDTH ? "end" : "middle",
+                })}
               />
               <LinePath
                 data={recorded}

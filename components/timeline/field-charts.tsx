@@ -18,7 +18,8 @@ export function FieldCharts({ trackerId }: { trackerId: string }) {
     return <p className="text-sm text-stone-600 dark:text-stone-400">No numeric fields recorded yet.</p>;
   }
   return (
-    <div className="grid grid-cols-1 gap-3 xl:grid-cols-2">
+    // Two columns only when there are two charts: one chart takes the card's whole width.
+    <div className={`grid grid-cols-1 gap-3 ${series.data.length > 1 ? "xl:grid-cols-2" : ""}`}>
       {series.data.map((s) => (
         <FieldChart key={s.field} series={s} />
       ))}

@@ -41,6 +41,23 @@ test.describe("app shell", () => {
     await expect(nav.getByRole("link", { name: "Feed" })).toHaveAttribute("aria-current", "page");
   });
 
+  test("at 390 px the header takes two rows: the brand and the navigation, then the inbox, AI status and sign-out", async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const header = page.getByRole("banner");
+    await expect(page.getByTestId("ai-status")).toHaveText("AI off — built-in rules");
+    const box = await header.boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(100);
+    const top = async (name: string) =>
+      (await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }).boundingBox())?.y;
+    const brand = (await header.getByRole("link", { name: "Bellwether" }).boundingBox())?.y ?? -1;
+    for (const name of ["Feed", "Trackers", "Settings"])
+      expect(Math.abs(((await top(name)) ?? 0) - brand)).toBeLessThan(12);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  });
+
   test("the System page shows the configuration and no secrets", async ({ page }) => {
     await page.goto("/system");
     await expect(page.getByTestId("system-ai-mode")).toHaveText("Off — built-in rules");

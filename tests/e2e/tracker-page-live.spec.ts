@@ -121,6 +121,12 @@ for (const viewport of [
       await expect.poll(() => timeTicks.count()).toBeGreaterThanOrEqual(2);
       await expect.poll(() => valueTicks.count()).toBeGreaterThanOrEqual(2);
       await expect(valueTicks.first()).toHaveText(/^\$\d+\.\d{2}$/);
+      // Every time label lies inside the plot's SVG (the last one is not cut at the right edge).
+      const svg = await chart.getByTestId("chart-svg").boundingBox();
+      for (const label of await chart.locator(".chart-axis-time .visx-axis-tick text").all()) {
+        const box = await label.boundingBox();
+        expect(box && svg && box.x + box.width <= svg.x + svg.width + 0.5).toBe(true);
+      }
       await expect(chart.locator('[data-testid="chart-point"][data-materiality="material"]')).toHaveCount(2);
       await chart.locator('[data-testid="chart-point"][data-materiality="material"]').first().hover();
       const tooltip = chart.getByTestId("chart-tooltip");
