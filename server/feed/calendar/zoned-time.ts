@@ -138,20 +138,27 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** The zone's UTC offset (ms, local − UTC) at an instant. */
-function offsetAt(ms: number, zone: string): number {
+/** The wall-clock time an instant shows in `zone` (an IANA name the platform knows), to the second. */
+export function wallTimeAt(ms: number, zone: string): TWallTime {
   const parts: Record<string, number> = {};
   for (const p of formatterFor(zone).formatToParts(new Date(ms))) {
     if (p.type !== "literal") parts[p.type] = Number(p.value);
   }
-  const asUtc = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
+  return {
+    year: parts.year ?? 1970,
+    month: parts.month ?? 1,
+    day: parts.day ?? 1,
+    // Some ICU versions write midnight as 24 even with h23.
+    hour: (parts.hour ?? 0) % 24,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
+  };
+}
+
+/** The zone's UTC offset (ms, local − UTC) at an instant. */
+function offsetAt(ms: number, zone: string): number {
+  const w = wallTimeAt(ms, zone);
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
 
