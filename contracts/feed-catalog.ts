@@ -119,6 +119,31 @@ export const feedCatalog = defineCatalog(schema, {
       slots: [],
       description: "A calendar event.",
     },
+    AgendaList: {
+      props: z.object({
+        /** The list's accessible name ("Today, Monday 7 Dec"). */
+        label: z.string().max(300),
+        events: z
+          .array(
+            z.object({
+              /** Written in the person's time zone by the server ("09:00–09:30", "All day", "until 02:00"). */
+              time: z.string().max(60),
+              /** What `time` stands for, machine-readable: an ISO instant, or the day ("2026-12-07"). */
+              at: z.string().max(40),
+              title: z.string().max(300),
+              location: z.string().max(300).nullish(),
+              detail: z.string().max(120).nullish(),
+              recurring: z.boolean().nullish(),
+            }),
+          )
+          .max(50),
+        /** Events of the day left out of the list. */
+        more: z.number().nullish(),
+      }),
+      slots: [],
+      description:
+        "One day's calendar events in time order (docs/feed.md, Agenda), their times already in the reader's time zone.",
+    },
     Link: {
       props: z.object({ href: z.string().max(2000), label: z.string().max(200) }),
       slots: [],

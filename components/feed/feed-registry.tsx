@@ -2,11 +2,11 @@
 
 import { createContext, type ReactNode, useContext } from "react";
 import type { z } from "zod";
-import { LocalTime } from "@/components/format/local-time";
-import { RelativeTime } from "@/components/trackers/relative-time";
+import { formatAgo } from "@/components/trackers/format";
 import type { feedCatalog } from "@/contracts/feed-catalog";
 import type { TFeedSlot } from "@/contracts/feed-item";
 import { feedHref } from "@/contracts/feed-link";
+import { FeedTime, useFormatInFeedZone } from "./feed-time";
 
 /*
  * The feed's components for the browser. Only the catalog's TYPES come from contracts/feed-catalog.ts: its zod
@@ -76,15 +76,57 @@ function BriefingText({ lines, slot }: TPropsOf<"Briefing">) {
   );
 }
 
+/**
+ * "2 h ago", counted from when the feed was read (so the server's HTML and the hydrated page say the same), with the
+ * exact time in the feed's zone on hover (feed-time.tsx).
+ */
 function When({ at, prefix }: { at: string; prefix?: string | null | undefined }) {
   const asOf = useContext(FeedAsOfContext);
+  const format = useFormatInFeedZone();
   const value = new Date(at);
   if (Number.isNaN(value.getTime())) return null;
   return (
     <span className={`text-xs ${MUTED}`} data-testid="feed-when">
       {prefix ? `${prefix} ` : ""}
-      <RelativeTime value={value} asOf={asOf ?? value} />
+      <span title={format(value)} data-instant={value.toISOString()}>
+        {formatAgo(value, asOf ?? value)}
+      </span>
     </span>
+  );
+}
+
+/**
+ * One day's events (docs/feed.md, "Agenda"): a list in time order, each row its time — written by the server in the
+ * person's zone, shown as it came — then the title, and what else the row needs (until when, where, that it repeats).
+ * Long titles wrap anywhere so a 390 px card never scrolls sideways.
+ */
+function AgendaList({ label, events, more }: TPropsOf<"AgendaList">) {
+  return (
+    <div className="text-sm">
+      <ol aria-label={label} className="divide-y divide-stone-100 dark:divide-stone-800" data-testid="agenda-list">
+        {events.map((e, i) => {
+          const details = [e.detail, e.location, e.recurring ? "repeats" : null].filter(Boolean).join(" · ");
+          return (
+            // The rows never reorder: the server sent them sorted, and two rows may share a time and a title.
+            // biome-ignore lint/suspicious/noArrayIndexKey: see above
+            <li key={i} className="flex gap-3 py-1.5" data-testid="agenda-event">
+              <time dateTime={e.at} className="w-24 shrink-0 font-medium tabular-nums" data-testid="agenda-time">
+                {e.time}
+              </time>
+              <div className="min-w-0 flex-1">
+                <p className="font-medium wrap-anywhere" data-testid="agenda-title">
+                  {e.title}
+                </p>
+                {details ? <p className={`text-xs wrap-anywhere ${MUTED}`}>{details}</p> : null}
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {more && more > 0 ? (
+        <p className={`mt-1 text-xs ${MUTED}`}>+{more.toLocaleString("en-US")} more on this day</p>
+      ) : null}
+    </div>
   );
 }
 
@@ -295,11 +337,12 @@ export const feedRegistry: TFeedRegistry = {
     <div className="flex flex-col">
       <span className="font-medium">{props.title}</span>
       <span className={`text-sm ${MUTED}`}>
-        <LocalTime value={props.start} />
+        <FeedTime value={props.start} />
         {props.location ? ` · ${props.location}` : ""}
       </span>
     </div>
   ),
+  AgendaList: ({ props }) => <AgendaList {...props} />,
   Link: ({ props }) => <FeedLink href={props.href} label={props.label} />,
   Slot: ({ props }) => <SlotText name={props.name} />,
   Briefing: ({ props }) => <BriefingText lines={props.lines} slot={props.slot} />,

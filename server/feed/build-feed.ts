@@ -7,6 +7,7 @@ import { getCachedEnhancement } from "../enhancement/enhancement-manager";
 import type { TEnhancementResult } from "../enhancement/schema";
 import { getEnv } from "../env";
 import { logger } from "../logger";
+import { resolveFeedTimeZone } from "../settings/time-zone";
 import type { TUserSettings } from "../settings/user-settings";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 import { memoOfCard } from "./card-memo";
@@ -64,6 +65,11 @@ export type TBuildFeedOptions = {
   /** Refetch the calendar even if the cached copy is fresh (the Refresh button). */
   refreshCalendar?: boolean;
   onCalendarRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
+  /**
+   * The browser's time zone (its cookie, server/settings/time-zone.ts), used while Settings has none: the feed is
+   * read in the person's zone (docs/feed.md, "Time zone").
+   */
+  browserTimeZone?: string | null;
 };
 
 export type TBuiltFeed = {
@@ -87,16 +93,23 @@ export async function buildFeed(
   opts: TBuildFeedOptions,
 ): Promise<TBuiltFeed> {
   const env = getEnv();
+  const timeZone = resolveFeedTimeZone(settings.timezone, opts.browserTimeZone);
   const engine = new FeedEngine()
     .register(briefingSource({ db, timeZone: settings.timezone, calendarUrl: settings.calendarUrl }))
     .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
     .register(locationSource(settings))
-    .register(weatherSource({ baseUrl: env.OPEN_METEO_BASE_URL, timeoutMs: env.FETCH_TIMEOUT_MS }))
+    .register(
+      weatherSource({
+        baseUrl: env.OPEN_METEO_BASE_URL,
+        timeoutMs: env.FETCH_TIMEOUT_MS,
+        timeZone: timeZone.source === "default" ? null : timeZone.zone,
+      }),
+    )
     .register(
       calendarSource({
         db,
         calendarUrl: settings.calendarUrl,
-        timezone: settings.timezone,
+        timeZone,
         fetchConfig: capabilityConfigFromEnv(env).fetch,
         defer: opts.defer,
         force: opts.refreshCalendar,

@@ -31,8 +31,18 @@ export function describeWeatherCode(code: number): string {
 
 const HOURS = 8;
 
+export type TWeatherSourceOptions = {
+  baseUrl: string;
+  timeoutMs: number;
+  /**
+   * The person's time zone (Settings, else the browser's): the hours are asked for in it, so they read like the
+   * agenda's times (docs/feed.md, "Time zone"). Null: the place's own zone (Open-Meteo's "auto").
+   */
+  timeZone?: string | null;
+};
+
 /** Current conditions + next hours from Open-Meteo for the location source's place. */
-export function weatherSource(opts: { baseUrl: string; timeoutMs: number }): TFeedSource {
+export function weatherSource(opts: TWeatherSourceOptions): TFeedSource {
   return {
     id: "weather",
     dependencies: ["location"],
@@ -45,7 +55,7 @@ export function weatherSource(opts: { baseUrl: string; timeoutMs: number }): TFe
       url.searchParams.set("current", "temperature_2m,weather_code");
       url.searchParams.set("hourly", "temperature_2m,precipitation_probability");
       url.searchParams.set("forecast_days", "2");
-      url.searchParams.set("timezone", place.timezone || "auto");
+      url.searchParams.set("timezone", opts.timeZone || place.timezone || "auto");
       let body: unknown;
       try {
         const res = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs) });
