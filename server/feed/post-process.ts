@@ -1,4 +1,5 @@
 import type { TFeedItem } from "@/contracts/feed-item";
+import { AGENDA_DAY_TYPE } from "./agenda/agenda-card";
 import { memoOfCard, type TCardMemo } from "./card-memo";
 
 export type TPostContext = { now: Date /** lower-cased words from the user's memory notes */; memoryWords: string[] };
@@ -137,23 +138,64 @@ export const group: TPostProcessor = (items) => {
   });
 };
 
+/** How long a material change counts as fresh for the order (docs/feed.md, "Order"). */
+export const FRESH_CHANGE_MS = 48 * 3_600_000;
+
 /**
- * Score desc, newest first on ties; a group sits at its best member's position, members together.
- * The sort keys are read once per item, not once per comparison.
+ * The feed reads as a briefing of what matters next (docs/feed.md, "Order"): a briefing card pinned first (its
+ * source registers itself), then the agenda — its days in date order, today first, with the weather right after
+ * today's card — then material tracker changes of the last 48 hours, then the rest by score.
  */
-export const order: TPostProcessor = (items) => {
+function tierOf(item: TFeedItem, nowMs: number): number {
+  // The briefing source's own card; a synthetic card the model calls a "briefing" is not pinned.
+  if (item.sourceId === "briefing") return 0;
+  if (item.type === AGENDA_DAY_TYPE || item.type === "calendar-loading" || item.type === "weather-current") return 1;
+  if (
+    item.type === "tracker-change" &&
+    item.data.materiality === "material" &&
+    nowMs - item.timestamp.getTime() <= FRESH_CHANGE_MS
+  ) {
+    return 2;
+  }
+  return 3;
+}
+
+/** Within the agenda: a day card by its day; the weather just after today's card; a loading card first. */
+function agendaRank(item: TFeedItem, today: string | undefined): string {
+  if (item.type === AGENDA_DAY_TYPE) return String(item.data.day ?? "");
+  if (item.type === "weather-current") return `${today ?? "0"}~`;
+  return "0";
+}
+
+/**
+ * The tiers above, then score desc, newest first on ties; a group sits at its best member's position, members
+ * together. The sort keys are read once per item, not once per comparison.
+ */
+export const order: TPostProcessor = (items, ctx) => {
   const n = items.length;
+  const nowMs = ctx.now.getTime();
   const scores = new Float64Array(n);
   const times = new Float64Array(n);
+  const tiers = new Uint8Array(n);
+  const ranks = new Array<string>(n);
   const indices = new Array<number>(n);
+  let today: string | undefined;
+  for (let i = 0; i < n; i++) {
+    const item = items[i] as TFeedItem;
+    if (item.type === AGENDA_DAY_TYPE && item.data.today === true) today = String(item.data.day ?? "");
+  }
   for (let i = 0; i < n; i++) {
     const item = items[i] as TFeedItem;
     scores[i] = item.score ?? 0;
     times[i] = item.timestamp.getTime();
+    tiers[i] = tierOf(item, nowMs);
+    ranks[i] = tiers[i] === 1 ? agendaRank(item, today) : "";
     indices[i] = i;
   }
   indices.sort(
     (a, b) =>
+      (tiers[a] as number) - (tiers[b] as number) ||
+      ((ranks[a] as string) < (ranks[b] as string) ? -1 : (ranks[a] as string) > (ranks[b] as string) ? 1 : 0) ||
       (scores[b] as number) - (scores[a] as number) ||
       (times[b] as number) - (times[a] as number) ||
       (items[a] as TFeedItem).id.localeCompare((items[b] as TFeedItem).id),
