@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { afterLockHref } from "./setup-view";
 import type { TSetupConversation } from "./use-setup-conversation";
@@ -15,7 +15,7 @@ import type { TSetupConversation } from "./use-setup-conversation";
 export function useDraftActions(conversation: TSetupConversation) {
   const trpc = useTRPC();
   const router = useRouter();
-  const { session, setSavedDraft, setNotice, editedFrom } = conversation;
+  const { session, setSavedDraft, setNotice, editedFrom, busy } = conversation;
   const saveDraft = useMutation(trpc.setup.saveDraft.mutationOptions());
   const lock = useMutation(trpc.setup.lock.mutationOptions());
   const applyContextFiles = useMutation(trpc.setup.applyContextFiles.mutationOptions());
@@ -37,18 +37,29 @@ export function useDraftActions(conversation: TSetupConversation) {
   };
 
   const applyFiles = applyContextFiles.mutateAsync;
-  const onFilesAttached = useCallback(async () => {
+  const takeInFiles = useCallback(async () => {
     if (!session.current.id) return;
     try {
       const applied = await applyFiles({ sessionId: session.current.id });
-      if (applied) {
-        setSavedDraft(applied.draft);
-        setNotice({ tone: "info", text: applied.said.join(" ") });
-      }
+      if (applied?.draft) setSavedDraft(applied.draft);
+      const said = applied ? [...applied.said, ...applied.questions] : [];
+      if (said.length > 0) setNotice({ tone: "info", text: said.join(" ") });
     } catch (e) {
       setNotice({ tone: "error", text: e instanceof Error ? e.message : String(e) });
     }
   }, [applyFiles, session, setSavedDraft, setNotice]);
+  // A file attached while a reply is being written waits for it: that turn may be saving an edit the person asked for,
+  // which a save from here would overwrite (docs/context-files.md, "While drafting").
+  const [filesWaiting, setFilesWaiting] = useState(false);
+  const onFilesAttached = useCallback(async () => {
+    if (busy) setFilesWaiting(true);
+    else await takeInFiles();
+  }, [busy, takeInFiles]);
+  useEffect(() => {
+    if (busy || !filesWaiting) return;
+    setFilesWaiting(false);
+    void takeInFiles();
+  }, [busy, filesWaiting, takeInFiles]);
 
   const onLock = async () => {
     if (!session.current.id) return;

@@ -94,7 +94,7 @@ describe("setup proposes a context rule from an attached file", () => {
     });
     const applied = await applyContextFilesToDraft(t.db, { userId, sessionId: session.id });
     expect(applied?.said.join(" ")).toContain(`so I added ${field}: material when it drops below our_${field}`);
-    expect(applied?.draft.definition.contextRules).toEqual([{ field, value: `our_${field}`, when: "drops_below" }]);
+    expect(applied?.draft?.definition.contextRules).toEqual([{ field, value: `our_${field}`, when: "drops_below" }]);
     const state = await getSetupState(t.db, { userId, sessionId: session.id });
     expect(state.draft?.definition.contextValues).toEqual([
       { name: `our_${field}`, label: `our ${field.replace(/_/g, " ")}`, file: "price-list.txt" },

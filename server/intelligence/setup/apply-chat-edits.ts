@@ -16,6 +16,11 @@ export type TAppliedChatEdits =
       scheduleMinutes: number | null;
       /** What changed, one plain sentence each (the reply says them). */
       said: string[];
+      /**
+       * Set when a field was chosen on a guess ("it" on a card of several numbers, a name several fields fit): the
+       * sentence saying which and how to name another. Rules mode applies and says it; after a model's turn it is asked.
+       */
+      guessed: string | null;
     }
   | { ok: false; message: string };
 
@@ -30,6 +35,7 @@ export function applyChatEdits(definition: TTrackerDefinition, edits: TChatEdit[
   const materiality: Record<string, TMaterialityRule> = { ...definition.materiality };
   let scheduleMinutes: number | null = null;
   const said: string[] = [];
+  let guessed: string | null = null;
 
   for (const edit of edits) {
     switch (edit.kind) {
@@ -70,7 +76,10 @@ export function applyChatEdits(definition: TTrackerDefinition, edits: TChatEdit[
         };
         materiality[field.name] = rule;
         said.push(`${describeRule(field, rule)}.`);
-        if (found.note) said.push(found.note);
+        if (found.note) {
+          said.push(found.note);
+          guessed = found.note;
+        }
         break;
       }
       case "remove": {
@@ -95,7 +104,7 @@ export function applyChatEdits(definition: TTrackerDefinition, edits: TChatEdit[
       }
     }
   }
-  return { ok: true, definition: { ...definition, fields, materiality }, scheduleMinutes, said };
+  return { ok: true, definition: { ...definition, fields, materiality }, scheduleMinutes, said, guessed };
 }
 
 type TFound = { ok: true; field: TField; note: string } | { ok: false; message: string };

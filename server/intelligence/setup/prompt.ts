@@ -14,6 +14,8 @@ export const DRAFTER_SYSTEM_PROMPT = [
   "   and materiality rules: numeric thresholds (absolute and/or relative) where possible, ask_agent with guidance otherwise.",
   "   Then summarise the draft in two or three sentences and ask whether it looks good.",
   "3. When the person asks for changes, call reviseDefinition with the complete updated definition, then say what changed.",
+  "   Answer the person's latest message for what it asks, in this turn: a change they ask for right after attaching a file",
+  "   is still made now (the files were already taken in by code, as the state below says; do not talk about them instead).",
   "4. When the person approves (e.g. 'looks good', 'lock it'), call lockDefinition.",
   "Anchor fields by meaning, not position (web pages). The sample starts with `reading`: what code found on the page —",
   "   the product's own price with a ready extractor (ownPrice.anchor), other labelled prices, the prices it skipped",
@@ -47,6 +49,9 @@ export const DRAFTER_SYSTEM_PROMPT = [
   '   its header) and contextRules [{ field: "price", value: "our_price", when: "drops_below" }] (or rises_above). Only on',
   "   fields that exist and are number, integer or money; never copy the number into the definition — code reads it from the file.",
   "   Say in your summary which file and line the rule comes from.",
+  '   Bind a line to the field its words name: "our Pro price 16.00" goes to the Pro price field, never to another plan\'s',
+  "   field or simply the first price; when the line's words fit several fields, or none of the card's fields says it is",
+  "   that one, ask the person which field it is instead of guessing.",
   "If a tool reports validation errors, fix exactly those problems and call the tool again once.",
   "notable_signals is reserved and added automatically: never declare it.",
   UNTRUSTED_CONTENT_RULES,
@@ -61,6 +66,8 @@ export function buildDrafterInstructions(state: {
   sampleJson: string | null;
   /** The tracker's context files (untrusted: wrapped like page text). */
   contextFiles?: readonly { name: string; text: string }[];
+  /** What code did with the files at the start of this turn (already said to the person). */
+  filesTakenIn?: readonly string[];
 }): string {
   const parts = [DRAFTER_SYSTEM_PROMPT, "", "Current state:"];
   parts.push(state.target ? `Bound target: ${state.target}` : "Bound target: none yet.");
@@ -76,6 +83,11 @@ export function buildDrafterInstructions(state: {
         wrapUntrusted(file.text, { source: `context file ${file.name}`, maxChars: CONTEXT_FILE_PROMPT_CHARS }),
       );
     }
+  }
+  if (state.filesTakenIn?.length) {
+    // Code's own sentences (they quote file lines, so they are wrapped like the files).
+    parts.push("Already done by code with the files this turn, and said to the person:");
+    parts.push(wrapUntrusted(state.filesTakenIn.join("\n"), { source: "files taken in", maxChars: 2_000 }));
   }
   return parts.join("\n");
 }

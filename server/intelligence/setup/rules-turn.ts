@@ -94,37 +94,60 @@ export async function runRulesTurn(
       ].join(" "),
     );
   }
-  // Files attached while drafting: a stated "our price is 10.00" becomes a context rule on the card (docs/context-files.md).
-  // Said before anything else in this turn, so the person sees it before locking.
-  const fromFiles = await applyContextFilesToDraft(db, { userId, sessionId, state });
-  if (fromFiles) {
-    reply.draftSaved(fromFiles.draft);
-    return reply.say([...fromFiles.said, "Press Lock when the card looks right."].join(" "));
-  }
-  if (APPROVAL.test(text)) {
+  // Files attached while drafting: a stated "our Pro price 16.00" becomes a context rule on the Pro field
+  // (docs/context-files.md), said first so the person sees it; the message is still answered for what it asks.
+  const edits = parseChatEdits(text);
+  const approval = APPROVAL.test(text);
+  const fromFiles = await applyContextFilesToDraft(db, {
+    userId,
+    sessionId,
+    state,
+    inTurn: true,
+    // The message may answer a question about which field a file's line is for — unless it is an edit or a lock.
+    answer: edits || approval ? null : text,
+  });
+  const filesSaid = fromFiles ? [...fromFiles.said, ...fromFiles.questions] : [];
+  if (fromFiles?.draft) reply.draftSaved(fromFiles.draft);
+  const definition = fromFiles?.draft?.definition
+    ? (fromFiles.draft.definition as TTrackerDefinition)
+    : state.draft?.definition;
+  const asked = (fromFiles?.questions.length ?? 0) > 0;
+  /** The turn's answer after what the files did: questions close the reply, so they are what the person reads last. */
+  const answer = (lines: string[], kind?: "info") => {
+    const all = fromFiles ? [...fromFiles.said, ...lines, ...fromFiles.questions] : lines;
+    return reply.say(all.join(" "), asked ? "question" : kind);
+  };
+
+  if (approval) {
     if (!state.draft) return reply.say("There is no draft to lock yet.", "info");
+    // Something new from the files: shown before locking, never locked unseen.
+    if (filesSaid.length > 0) return answer(["Press Lock when the card looks right."]);
     const locked = await lockSetup(db, { userId, sessionId });
     reply.locked(locked.trackerId, locked.version);
     return reply.say(`Locked version ${locked.version}. The tracker is active.`);
   }
-  if (!state.draft) return reply.say(`There is no valid draft to edit yet. ${rulesModeHelp()}`, "info");
-  const edits = parseChatEdits(text);
+  if (!definition) return reply.say(`There is no valid draft to edit yet. ${rulesModeHelp()}`, "info");
+  if (fromFiles?.answered) return answer(["Press Lock when the card looks right."]);
   if (!edits) {
     // "watch the Pro price instead": the page's prices kept with the sample, picked by the words of the message.
     const reading = parsePageReading((state.sample as { reading?: unknown } | null)?.reading);
-    const rebound = reading ? rebindPriceByWords(state.draft.definition, reading.candidates, text) : null;
-    if (!rebound) return reply.say(rulesModeHelp(state.draft.definition), "info");
+    const rebound = reading ? rebindPriceByWords(definition, reading.candidates, text) : null;
+    if (!rebound) {
+      // The files were what this message was about ("use my price list"), or it is not understood.
+      if (filesSaid.length > 0) return answer(fromFiles?.draft ? ["Press Lock when the card looks right."] : []);
+      return reply.say(rulesModeHelp(definition), "info");
+    }
     const saved = await saveSetupDraft(db, { userId, sessionId, definition: rebound.definition });
     reply.draftSaved(saved);
-    return reply.say([...rebound.said, "Press Lock when the card looks right."].join(" "));
+    return answer([...rebound.said, "Press Lock when the card looks right."]);
   }
-  const applied = applyChatEdits(state.draft.definition, edits);
-  if (!applied.ok) return reply.say(`${applied.message} ${rulesModeHelp(state.draft.definition)}`, "info");
+  const applied = applyChatEdits(definition, edits);
+  if (!applied.ok) return answer([`${applied.message} ${rulesModeHelp(definition)}`], "info");
   // The definition first (validated; a refusal leaves the schedule as it was), then the schedule.
   const saved = await saveSetupDraft(db, { userId, sessionId, definition: applied.definition });
   if (applied.scheduleMinutes !== null) {
     await setSetupSchedule(db, { userId, sessionId, scheduleMinutes: applied.scheduleMinutes });
   }
   reply.draftSaved({ ...saved, scheduleMinutes: applied.scheduleMinutes ?? saved.scheduleMinutes });
-  return reply.say([...applied.said, "Press Lock when the card looks right."].join(" "));
+  return answer([...applied.said, "Press Lock when the card looks right."]);
 }

@@ -4,14 +4,18 @@ import type { TLanguageModel } from "../../ai";
 import type { TCapabilityConfig } from "../../capabilities";
 import { listContextTexts } from "../../context";
 import type { TDb } from "../../db";
+import { applyChatEdits } from "./apply-chat-edits";
 import { applyContextFilesToDraft } from "./apply-context-files";
 import type { TSetupSample } from "./bind-and-sample";
 import { toDraftView } from "./draft-view";
 import { drafterTools, type TDrafterTurn } from "./drafter-tools";
+import { parseChatEdits } from "./parse-chat-edit";
 import { buildDrafterInstructions } from "./prompt";
-import type { TSetupState } from "./session";
+import { saveSetupDraft } from "./save-setup-draft";
+import { getSetupState, type TSetupState } from "./session";
 import { agentSampleJson } from "./set-sample";
 import type { TSetupReply } from "./setup-reply";
+import { setSetupSchedule } from "./setup-schedule";
 
 const MAX_STEPS = 6;
 const DEFINITION_TOOLS = new Set(["proposeDefinition", "reviseDefinition"]);
@@ -35,7 +39,22 @@ export async function runDrafterAgent(
     reply: TSetupReply;
   },
 ): Promise<void> {
-  const { userId, sessionId, reply, state } = input;
+  const { userId, sessionId, reply } = input;
+  // Files attached since the last turn are taken in by code first (docs/context-files.md): the model then sees the
+  // draft with them, and its turn is left to what the person asked.
+  const fromFiles = await applyContextFilesToDraft(db, {
+    userId,
+    sessionId,
+    state: input.state,
+    answer: input.text,
+    inTurn: true,
+  });
+  if (fromFiles?.draft) reply.draftSaved(fromFiles.draft);
+  if (fromFiles && fromFiles.said.length + fromFiles.questions.length > 0) {
+    reply.say([...fromFiles.said, ...fromFiles.questions].join(" "), fromFiles.questions.length ? "question" : "text");
+  }
+  const state = fromFiles?.draft ? await getSetupState(db, { userId, sessionId }) : input.state;
+  const before = state.draft ? JSON.stringify(state.draft.definition) : null;
 
   const sample = state.sample as TSetupSample | null;
   const first = state.messages.find((m) => m.role === "user");
@@ -72,6 +91,7 @@ export async function runDrafterAgent(
       draftJson: state.draft ? JSON.stringify(state.draft.definition) : null,
       sampleJson: sample ? agentSampleJson(sample, turn.decision) : null,
       contextFiles: files,
+      filesTakenIn: fromFiles ? [...fromFiles.said, ...fromFiles.questions] : [],
     }),
     messages: history,
     tools,
@@ -127,15 +147,56 @@ export async function runDrafterAgent(
       `The drafted definition did not pass validation, so nothing was saved:\n• ${turn.gaveUp.join("\n• ")}\nYou can ask me to try again or describe the change differently.`,
     );
   }
-  // The deterministic proposal as the drafter's fallback: a stated "our price is 10.00" the model left unbound.
+  // The deterministic proposal as the drafter's fallback: a stated "our price is 10.00" a revision left unbound.
   if (files.length > 0 && !turn.locked && !turn.gaveUp) {
-    const applied = await applyContextFilesToDraft(db, { userId, sessionId });
-    if (applied) {
-      reply.draftSaved(applied.draft);
-      reply.say(applied.said.join(" "));
-    }
+    const applied = await applyContextFilesToDraft(db, { userId, sessionId, inTurn: true });
+    if (applied?.draft) reply.draftSaved(applied.draft);
+    // Not stored yet, so not in the transcript: what this turn said already is left out here.
+    const told = new Set([...(fromFiles?.said ?? []), ...(fromFiles?.questions ?? [])]);
+    const more = applied ? [...applied.said, ...applied.questions].filter((s) => !told.has(s)) : [];
+    if (more.length > 0) reply.say(more.join(" "));
   }
+  if (!turn.locked && !turn.gaveUp)
+    await applyEditsTheModelLeft(db, { userId, sessionId, text: input.text, before, reply });
   if (reply.replies === 0 && !turn.locked) reply.say("Done. Anything else to change before locking?");
+}
+
+/**
+ * Every turn is answered for what it asked (docs/trackers.md, "Chat edits"): an edit the closed grammar reads
+ * (parse-chat-edit.ts: "only if it drops more than 10 %", "check every hour") that the draft does not carry after the
+ * model's turn — the model talked about something else, such as a file just attached — is applied by code, the same
+ * way rules mode applies it, and said. When code would have to guess (which number "it" is) or cannot apply it, and
+ * the model changed nothing, the reply says why instead; when the model did revise the draft, its revision stands.
+ */
+async function applyEditsTheModelLeft(
+  db: TDb,
+  input: { userId: string; sessionId: string; text: string; before: string | null; reply: TSetupReply },
+): Promise<void> {
+  const edits = parseChatEdits(input.text);
+  if (!edits) return;
+  const state = await getSetupState(db, input);
+  if (!state.draft || !state.tracker) return;
+  const revised = JSON.stringify(state.draft.definition) !== input.before;
+  const applied = applyChatEdits(state.draft.definition, edits);
+  if (!applied.ok) {
+    if (!revised) input.reply.say(`I did not change the card for “${input.text}”: ${applied.message}`, "info");
+    return;
+  }
+  const changesDefinition = JSON.stringify(applied.definition) !== JSON.stringify(state.draft.definition);
+  const changesSchedule = applied.scheduleMinutes !== null && applied.scheduleMinutes !== state.tracker.scheduleMinutes;
+  if (!changesDefinition && !changesSchedule) return;
+  if (applied.guessed) {
+    if (!revised) input.reply.say(`I did not change the card for “${input.text}”: ${applied.guessed}`, "question");
+    return;
+  }
+  const saved = changesDefinition
+    ? await saveSetupDraft(db, { ...input, definition: applied.definition })
+    : { ...state.draft, scheduleMinutes: state.tracker.scheduleMinutes, trackerId: state.tracker.id };
+  if (changesSchedule && applied.scheduleMinutes !== null) {
+    await setSetupSchedule(db, { ...input, scheduleMinutes: applied.scheduleMinutes });
+  }
+  input.reply.draftSaved({ ...saved, scheduleMinutes: applied.scheduleMinutes ?? saved.scheduleMinutes });
+  input.reply.say(`As you asked: ${applied.said.join(" ")}`);
 }
 
 /**

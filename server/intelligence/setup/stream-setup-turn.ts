@@ -9,6 +9,7 @@ import { runSetupTurn } from "./run-setup-turn";
 import { getSetupSession } from "./session";
 import { appendSetupMessages, validateSetupMessage } from "./setup-messages";
 import { createSetupReply } from "./setup-reply";
+import { claimSetupTurn, releaseSetupTurn } from "./turns-in-flight";
 
 export type TSetupTurn = {
   /** The reply as a UI message stream (text parts, typed data parts), for the page. */
@@ -16,9 +17,6 @@ export type TSetupTurn = {
   /** Settles once the reply is complete and stored, whether or not anyone read `stream`. Never rejects. */
   done: Promise<void>;
 };
-
-/** One turn at a time per conversation (in this process): a reply builds on the stored transcript. */
-const turnsInFlight = new Set<string>();
 
 /**
  * Starts one setup turn. Checks (message, ownership, a turn already running) throw AppErrors before
@@ -45,15 +43,15 @@ export async function startSetupTurn(
   if (text.length > MAX_SETUP_MESSAGE_CHARS) {
     throw new AppError("BAD_REQUEST", `Keep a message under ${MAX_SETUP_MESSAGE_CHARS} characters.`);
   }
-  if (turnsInFlight.has(sessionId)) {
+  // One turn at a time per conversation (in this process): a reply builds on the stored transcript.
+  if (!claimSetupTurn(sessionId)) {
     throw new AppError("CONFLICT", "I am still answering your previous message; send this one when I am done.");
   }
-  turnsInFlight.add(sessionId);
   try {
     await getSetupSession(db, { userId, sessionId });
     await appendSetupMessages(db, { sessionId, messages: [textMessage("user", text, { id: input.message.id })] });
   } catch (error) {
-    turnsInFlight.delete(sessionId);
+    releaseSetupTurn(sessionId);
     throw error;
   }
 
@@ -78,7 +76,7 @@ export async function startSetupTurn(
     },
   });
   const [toPage, toStore] = source.tee();
-  const done = storeReply(db, { sessionId, stream: toStore, log }).finally(() => turnsInFlight.delete(sessionId));
+  const done = storeReply(db, { sessionId, stream: toStore, log }).finally(() => releaseSetupTurn(sessionId));
   return { stream: toPage, done };
 }
 
