@@ -75,7 +75,12 @@ export function SetupChat({ initial, aiOn, notice = null, fixOnPage = false }: T
             className={`${buttonPrimary} ${focusRing} w-full`}
             data-testid="lock-button"
           >
-            {actions.locking ? "Locking…" : `Lock v${savedDraft.version} and start tracking`}
+            {/* An edit of a live tracker is tracking already: its button only locks the new version. */}
+            {actions.locking
+              ? "Locking…"
+              : editedFrom !== null
+                ? `Lock v${savedDraft.version}`
+                : `Lock v${savedDraft.version} and start tracking`}
           </button>
         ) : null}
         {!locked ? <SetupContextFiles trackerId={trackerId} busy={busy} onAttached={actions.onFilesAttached} /> : null}

@@ -37,6 +37,7 @@ export {
 export * from "./commands/create-active-tracker";
 export * from "./commands/discard-draft";
 export * from "./commands/discard-stale-drafts";
+export * from "./commands/discard-unfinished-setup";
 export * from "./commands/rejudge-history";
 export * from "./commands/replay-tracker";
 export * from "./commands/replay-within-limit";
@@ -57,8 +58,10 @@ export * from "./queries/list-refresh-runs";
 export * from "./queries/list-set-members";
 export * from "./queries/list-tracker-summaries";
 export * from "./queries/list-trackers";
+export * from "./queries/list-unfinished-setups";
 // Live: one tracker's events for its open page.
 export * from "./tracker-events";
 export * from "./views/definition-view";
 export * from "./views/refresh-run-view";
 export * from "./views/tracker-summary-view";
+export * from "./views/unfinished-setup-view";

@@ -149,6 +149,8 @@ const PROCEDURES: Record<string, TAccess> = {
   "tracker.list": { kind: "own-scope" },
   "tracker.listView": { kind: "own-scope" },
   "tracker.discardDraft": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
+  "tracker.unfinishedSetups": { kind: "own-scope" },
+  "tracker.discardSetup": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },
   "tracker.get": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.timeline": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.rejudged": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },

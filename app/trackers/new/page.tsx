@@ -1,10 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
-import Link from "next/link";
 import { SetupChat } from "@/components/tracker-setup/setup-chat";
 import { type TSetupSnapshot, toSetupSnapshot } from "@/components/tracker-setup/setup-view";
+import { UnfinishedSetups } from "@/components/trackers/unfinished-setups";
 import { PageHeader } from "@/components/ui/page-header";
-import { getQueryClient, getServerCaller, trpc } from "@/server/api/rsc";
+import { getQueryClient, getServerCaller, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 
 export const metadata: Metadata = { title: "New tracker" };
 
@@ -25,34 +25,21 @@ export default async function NewTrackerPage({ searchParams }: { searchParams: P
         "That setup conversation no longer exists (the oldest unfinished setups are closed). Start a new one below.";
     }
   }
-  const resumable = initial ? [] : await caller.setup.openSessions();
+  // Starting anew: the same unfinished-setups list as /trackers, its most recent first (docs/trackers.md).
+  if (!initial) await prefetch(trpc.tracker.unfinishedSetups.queryOptions());
   return (
     <>
       <PageHeader
         title="New tracker"
         description="Say what you want to keep an eye on and why; I read one real sample, draft what to watch, and you lock it."
       />
-      {resumable.length > 0 ? (
-        <nav
-          aria-label="Unfinished setups"
-          data-testid="resume-setups"
-          className="mb-6 rounded-md border border-stone-200 p-3 text-sm dark:border-stone-800"
-        >
-          <p className="font-medium">Pick up where you left off:</p>
-          <ul className="mt-1 list-disc pl-5">
-            {resumable.map((r) => (
-              <li key={r.sessionId}>
-                <Link
-                  className="underline hover:no-underline"
-                  href={`/trackers/new?session=${encodeURIComponent(r.sessionId)}`}
-                >
-                  {r.title}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      ) : null}
+      {initial ? null : (
+        <div data-testid="resume-setups" className="mb-6">
+          <HydrateClient>
+            <UnfinishedSetups shownAtFirst={3} intro="Pick up where you left off, or start a new one below." />
+          </HydrateClient>
+        </div>
+      )}
       <SetupChat key={sessionId ?? "new"} initial={initial} notice={notice} aiOn={status.ai.mode !== "rules"} />
     </>
   );

@@ -42,6 +42,7 @@ import {
 } from "@/contracts/trackers";
 import {
   discardDraft,
+  discardUnfinishedSetup,
   getNumericSeries,
   getRejudgedHistory,
   getTrackerOverview,
@@ -51,12 +52,14 @@ import {
   listRefreshRuns,
   listSetMembers,
   listTrackerSummaries,
+  listUnfinishedSetups,
   rejudgeHistory,
   replayTrackerWithinLimit,
   setTrackerSchedule,
   setTrackerStatus,
   setTrackersStatus,
   trackerEvents,
+  ZUnfinishedSetupsViewSchema,
 } from "../../trackers";
 // Not re-exported by server/trackers/index.ts yet (another change owns that file): the module itself.
 import { getSetMember } from "../../trackers/queries/get-set-member";
@@ -73,6 +76,16 @@ export const trackerRouter = createTRPCRouter({
     .query(({ ctx, input }) =>
       listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...(input?.status ? { status: input.status } : {}) }),
     ),
+
+  /** Unfinished setups (new drafts, edits of live trackers, conversations without an address): /trackers and /trackers/new. */
+  unfinishedSetups: protectedProcedure
+    .output(ZUnfinishedSetupsViewSchema)
+    .query(({ ctx }) => listUnfinishedSetups(ctx.db, { userId: ctx.user.id })),
+
+  /** Discard one of them: deleted (a new setup, its draft tracker with it) or, for an edit, closed. */
+  discardSetup: protectedProcedure
+    .input(z.object({ sessionId: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => discardUnfinishedSetup(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),
 
   /** The trackers page: drafts apart, and each tracker with its current values and last material change. */
   listView: protectedProcedure

@@ -134,6 +134,21 @@ export async function setSetupStatus(
 }
 
 /**
+ * Deletes one of the person's conversations that never bound a page or place, with its messages (a conversation with a
+ * tracker goes with its draft tracker, or is closed: see server/trackers discardUnfinishedSetup). Conditional on still
+ * having no tracker, so a turn binding a page meanwhile wins and this answers CONFLICT.
+ */
+export async function deleteUnboundSetupSession(
+  db: TDb | TTx,
+  input: { userId: string; sessionId: string },
+): Promise<void> {
+  const { count } = await db.setupSession.deleteMany({
+    where: { id: input.sessionId, userId: input.userId, trackerId: null },
+  });
+  if (count !== 1) throw new AppError("CONFLICT", "This setup changed meanwhile; reload and try again.");
+}
+
+/**
  * Deletes setup conversations that never bound a page or place and were not talked to since `untouchedSince`
  * (with their messages). Conversations with a tracker go with it (deleteStaleDraftTrackers, or never, once
  * locked). Returns how many went.

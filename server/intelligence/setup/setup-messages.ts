@@ -62,6 +62,23 @@ export async function firstUserTexts(db: TDb | TTx, sessionIds: string[]): Promi
   return out;
 }
 
+/** Everything the person said in each session, in order (one query), for the unfinished-setups list. */
+export async function userTextsBySession(db: TDb | TTx, sessionIds: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (sessionIds.length === 0) return out;
+  const rows = await db.setupMessage.findMany({
+    where: { sessionId: { in: sessionIds }, role: "user" },
+    orderBy: { id: "asc" },
+    select: { sessionId: true, message: true },
+  });
+  for (const row of rows) {
+    const message = await validateSetupMessage(row.message);
+    const text = message?.parts.map((p) => (p.type === "text" ? p.text : "")).join("") ?? "";
+    if (text) out.set(row.sessionId, [...(out.get(row.sessionId) ?? []), text]);
+  }
+  return out;
+}
+
 export async function validateSetupMessage(value: unknown): Promise<TSetupUIMessage | null> {
   const result = await safeValidateUIMessages<TSetupUIMessage>({
     messages: [value],
