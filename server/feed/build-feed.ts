@@ -95,7 +95,7 @@ export async function buildFeed(
   const env = getEnv();
   const timeZone = resolveFeedTimeZone(settings.timezone, opts.browserTimeZone);
   const engine = new FeedEngine()
-    .register(briefingSource({ db, timeZone: settings.timezone, calendarUrl: settings.calendarUrl }))
+    .register(briefingSource({ db, timeZone: timeZone.zone, calendarUrl: settings.calendarUrl }))
     .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
     .register(locationSource(settings))
     .register(

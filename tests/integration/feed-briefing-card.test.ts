@@ -3,10 +3,11 @@ import type { TFeed, TFeedItem } from "@/contracts/feed-item";
 import { settleDeferred } from "@/server/defer";
 import { requestEnhancement } from "@/server/enhancement/enhancement-manager";
 import { resetEnvForTests } from "@/server/env";
+import { buildFeed } from "@/server/feed/build-feed";
 import { refreshCalendar } from "@/server/feed/calendar/calendar-cache";
 import { getFeed } from "@/server/feed/get-feed";
 import { refreshTracker } from "@/server/intelligence/refresh";
-import { touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
+import { getUserSettings, touchLastActive, updateUserSettings } from "@/server/settings/user-settings";
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
@@ -220,6 +221,20 @@ describe("rules mode: the briefing is the first card, dated, and follows its inp
     // Once the stand-up has begun: what is left of the day.
     const later = briefingOf(await load(new Date("2026-12-05T21:00:00Z")));
     expect((later.lines as string[])[1]).toBe("2 more events today, next at 13:00");
+  });
+});
+
+describe("the feed's time zone", () => {
+  it("without one in Settings: the browser's when the feed is told it (as the agenda), else UTC", async () => {
+    const other = (await t.db.user.create({ data: { name: "No zone", email: "no-zone@example.test" } })).id;
+    const settings = await getUserSettings(t.db, other);
+    const title = async (browserTimeZone: string | null) => {
+      const { items } = await buildFeed(t.db, other, settings, { now: NOW, defer: () => {}, browserTimeZone });
+      const elements = Object.values(items[0]?.ui?.elements ?? {});
+      return elements.find((e) => e.type === "Heading")?.props.text;
+    };
+    expect(await title("Pacific/Auckland")).toBe("Sunday 6 December");
+    expect(await title(null)).toBe("Saturday 5 December");
   });
 });
 

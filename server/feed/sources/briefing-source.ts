@@ -7,7 +7,10 @@ import type { TFeedSource } from "../feed-engine";
 
 export type TBriefingSourceOptions = {
   db: TDb;
-  /** The person's time zone (Settings): the card's date, "since yesterday" and "today" are read in it; UTC when unset. */
+  /**
+   * The feed's time zone (server/settings/time-zone.ts: Settings, else the browser's, else UTC), the agenda's too: the
+   * card's date, "since yesterday" and "today" are read in it. An unknown name reads as UTC.
+   */
   timeZone: string | null;
   /** The calendar's URL (Settings); without one the briefing says nothing about events. */
   calendarUrl: string | null;
