@@ -173,7 +173,7 @@ export function FeedSettings() {
       </fieldset>
       {field("timezone", "Time zone", {
         placeholder: "Europe/London",
-        hint: "Filled in when you pick a place; used for the weather's hours and all-day calendar events.",
+        hint: "Filled in when you pick a place. Every time in your feed is shown in it — the agenda's days, the weather's hours; empty: your browser's.",
       })}
       <div className="sm:col-span-2">
         {field("calendarUrl", "Calendar (ICS URL)", { type: "url", placeholder: "https://…/calendar.ics" })}

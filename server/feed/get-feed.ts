@@ -25,6 +25,11 @@ export type TGetFeedOptions = {
   /** Refetch the calendar even if the cached copy is fresh (the Refresh button). */
   refreshCalendar?: boolean;
   onCalendarRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
+  /**
+   * The browser's zone from its cookie (server/settings/time-zone.ts): the agenda's days and times when Settings has
+   * no zone (docs/feed.md, "Time zone"). Background rebuilds have no request, and use Settings' or UTC.
+   */
+  browserTimeZone?: string | null;
 };
 
 /**
@@ -50,6 +55,7 @@ export async function getFeed(db: TDb, userId: string, opts: TGetFeedOptions = {
     defer,
     refreshCalendar: opts.refreshCalendar,
     onCalendarRefreshed: opts.onCalendarRefreshed,
+    browserTimeZone: opts.browserTimeZone ?? null,
   });
 
   if (opts.enhance !== false) {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TFeed, TFeedItem } from "@/contracts/feed-item";
+import { createCaller } from "@/server/api/root";
 import { settleDeferred } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
 import { buildFeed } from "@/server/feed/build-feed";
@@ -9,6 +10,7 @@ import { getUserSettings, updateUserSettings } from "@/server/settings/user-sett
 import { ensureLocalUser } from "@/server/users/ensure-local-user";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { testTrpcContext } from "../helpers/trpc-context";
 
 /**
  * The agenda through a real feed load (docs/feed.md, "Agenda", "Order", "Time zone"): a week's .ics from the fixture
@@ -147,5 +149,17 @@ describe("the feed's agenda from a real .ics", () => {
     expect(rowsOf(today)).toEqual(["16:30–16:45 Daily standup"]);
     expect(JSON.stringify(today?.ui)).toContain("Times in America/Los_Angeles, this browser's time zone.");
     expect(forecastZones().at(-1)).toBe("America/Los_Angeles");
+  });
+
+  it("the feed's procedure reads the browser's zone from its cookie when Settings has none", async () => {
+    await settings(null);
+    const user = await ensureLocalUser(t.db);
+    const headers = new Headers({ cookie: "theme=dark; bellwether-tz=America%2FLos_Angeles" });
+    const caller = createCaller(testTrpcContext(t.db, user, { headers }));
+    const [first] = days((await caller.feed.get()).items);
+    expect(JSON.stringify(first?.ui)).toContain("Times in America/Los_Angeles, this browser's time zone.");
+    const plain = createCaller(testTrpcContext(t.db, user));
+    const [utc] = days((await plain.feed.get()).items);
+    expect(JSON.stringify(utc?.ui)).toContain("Times in UTC: set your time zone in Settings.");
   });
 });
