@@ -122,10 +122,7 @@ export function UnfinishedSetupRow({
       ) : (
         <div className="flex flex-wrap gap-2">
           {setup.sessionId ? (
-            <Link
-              href={`/trackers/new?session=${encodeURIComponent(setup.sessionId)}`}
-              className={`${buttonSecondary} ${focusRing}`}
-            >
+            <Link href={resumeHref(setup)} className={`${buttonSecondary} ${focusRing}`}>
               {edit ? "Continue editing" : "Resume"}
               <span className="sr-only"> “{setup.title}”</span>
             </Link>
@@ -143,4 +140,10 @@ export function UnfinishedSetupRow({
       )}
     </li>
   );
+}
+
+/** An edit reopens on the tracker's edit page (the same conversation); a new setup on /trackers/new. */
+function resumeHref(setup: TUnfinishedSetupItem): string {
+  if (setup.kind === "edit" && setup.trackerId) return `/trackers/${encodeURIComponent(setup.trackerId)}/edit`;
+  return `/trackers/new?session=${encodeURIComponent(setup.sessionId ?? "")}`;
 }

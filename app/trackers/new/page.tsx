@@ -29,10 +29,18 @@ export default async function NewTrackerPage({ searchParams }: { searchParams: P
   if (!initial) await prefetch(trpc.tracker.unfinishedSetups.queryOptions());
   return (
     <>
-      <PageHeader
-        title="New tracker"
-        description="Say what you want to keep an eye on and why; I read one real sample, draft what to watch, and you lock it."
-      />
+      {/* A conversation that edits a live tracker says so, as its own edit page does. */}
+      {initial && initial.lockedVersion !== null ? (
+        <PageHeader
+          title="Edit definition"
+          description={`Editing v${initial.lockedVersion + 1}: locking it creates the new version; v${initial.lockedVersion} keeps running until then.`}
+        />
+      ) : (
+        <PageHeader
+          title="New tracker"
+          description="Say what you want to keep an eye on and why; I read one real sample, draft what to watch, and you lock it."
+        />
+      )}
       {initial ? null : (
         <div data-testid="resume-setups" className="mb-6">
           <HydrateClient>
