@@ -3,11 +3,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
+import type { TRouterOutputs } from "@/components/providers/router-outputs";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonDanger, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import { formatDaysUntil } from "./format";
 import { RelativeTime } from "./relative-time";
-import type { TUnfinishedSetupItem } from "./unfinished-setups";
+
+export type TUnfinishedSetupItem = TRouterOutputs["tracker"]["unfinishedSetups"]["setups"][number];
 
 /**
  * One unfinished setup: its title (distinct in the list), what kind it is — a new tracker, or an edit of a live one

@@ -2,12 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import type { TRouterOutputs } from "@/components/providers/router-outputs";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import { UnfinishedSetupRow } from "./unfinished-setup-row";
-
-export type TUnfinishedSetupItem = TRouterOutputs["tracker"]["unfinishedSetups"]["setups"][number];
 
 /**
  * The person's unfinished setups — one list, the same on /trackers and /trackers/new (docs/trackers.md, "Unfinished
