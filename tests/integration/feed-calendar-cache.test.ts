@@ -111,6 +111,13 @@ async function configureCalendar(url: string, uid = userId): Promise<void> {
 }
 
 const calendarItems = (feed: TFeed) => feed.items.filter((i) => i.sourceId === "calendar");
+type TAgendaEvent = { title: string; start: string; allDay: boolean };
+/** The agenda's events (one card per day, docs/feed.md "Agenda"), each with the id of the day card it is on. */
+const agendaEvents = (feed: TFeed) =>
+  calendarItems(feed).flatMap((card) =>
+    ((card.data.events ?? []) as TAgendaEvent[]).map((e) => ({ ...e, day: card.id, dayStart: card.timestamp })),
+  );
+const eventTitles = (feed: TFeed) => agendaEvents(feed).map((e) => e.title);
 const load = (now: Date, extra: Parameters<typeof getFeed>[2] = {}) =>
   getFeed(t.db, userId, { now, enhance: false, ...extra });
 
@@ -160,16 +167,25 @@ describe("feed loads read the cache; the calendar is fetched in the background",
 
     const third = await load(new Date(NOW.getTime() + 2_000));
     expect(third.errors).toEqual([]);
-    const shown = calendarItems(third)
-      .map((i) => [i.data.title, i.data.start])
-      .sort((a, b) => String(a[1]).localeCompare(String(b[1])));
-    expect(shown).toEqual([
-      ["Team standup", "2026-12-01T14:00:00.000Z"],
-      ["Board prep", "2026-12-01T14:30:00.000Z"], // 09:30 New York
-      ["Company offsite", "2026-12-04T05:00:00.000Z"], // all day, in the user's zone
+    // An agenda, one card per day in New York: today (Sunday, nothing on it) and the two days with events.
+    expect(calendarItems(third).map((i) => [i.id, i.type])).toEqual([
+      ["agenda:2026-11-29", "calendar-day"],
+      ["agenda:2026-12-01", "calendar-day"],
+      ["agenda:2026-12-04", "calendar-day"],
     ]);
-    expect(calendarItems(third).every((i) => i.type === "calendar-event")).toBe(true);
-    expect(shown.some(([title]) => title === "Vendor call")).toBe(false); // cancelled
+    const shown = agendaEvents(third).map((e) => [e.day, e.title, e.start, e.allDay]);
+    expect(shown).toEqual([
+      ["agenda:2026-12-01", "Team standup", "2026-12-01T14:00:00.000Z", false],
+      ["agenda:2026-12-01", "Board prep", "2026-12-01T14:30:00.000Z", false], // 09:30 New York
+      ["agenda:2026-12-04", "Company offsite", "2026-12-04", true],
+    ]);
+    // All day, in the user's zone: the offsite's day begins at midnight in New York.
+    expect(
+      agendaEvents(third)
+        .find((e) => e.title === "Company offsite")
+        ?.dayStart.toISOString(),
+    ).toBe("2026-12-04T05:00:00.000Z");
+    expect(shown.some(([, title]) => title === "Vendor call")).toBe(false); // cancelled
     expect(gate.held).toBe(0);
     expect(gate.served).toBe(1); // reading the cache fetched nothing
   });
@@ -182,7 +198,7 @@ describe("feed loads read the cache; the calendar is fetched in the background",
     expect(feeds.every((f) => calendarItems(f)[0]?.type === "calendar-loading")).toBe(true);
     await settleDeferred();
     expect(site.hits("/many.ics") - before).toBe(1);
-    expect(calendarItems(await load(NOW)).length).toBe(3);
+    expect(eventTitles(await load(NOW))).toHaveLength(3); // the week's three events, on the agenda's day cards
   });
 
   it("another process holding the lease: no download here", async () => {
@@ -229,7 +245,7 @@ describe("conditional requests and the refetch schedule", () => {
     expect(revalidation?.headers["if-none-match"]).toBe('"v1"');
     expect(revalidation?.status).toBe(304);
     expect(site.hits("/etag.ics")).toBe(hits + 1);
-    expect(calendarItems(feed).map((i) => i.data.title)).toContain("Board prep");
+    expect(eventTitles(feed)).toContain("Board prep");
     const view = await readCalendarCache(t.db, userId, site.urlFor("/etag.ics"));
     expect(view?.fetchedAt?.toISOString()).toBe(due.toISOString());
     expect(view?.nextFetchAt?.getTime()).toBe(due.getTime() + CALENDAR_REFRESH_MS);
@@ -244,8 +260,7 @@ describe("conditional requests and the refetch schedule", () => {
     await load(later, { onCalendarRefreshed });
     await settleDeferred();
     expect(outcomes.at(-1)).toBe("downloaded");
-    const titles = calendarItems(await load(later)).map((i) => i.data.title);
-    expect(titles).toContain("Board prep (room changed)");
+    expect(eventTitles(await load(later))).toContain("Board prep (room changed)");
   });
 
   it("a host without validators sending the same bytes: 'unchanged', nothing re-parsed or rewritten", async () => {
@@ -302,12 +317,12 @@ describe("failures become a clear per-source error, never a failed feed", () => 
       {
         sourceId: "calendar",
         message: expect.stringMatching(
-          /^The calendar URL answered 500 Internal Server Error\..* Showing the copy from 2026-11-29 15:00 UTC\.$/,
+          /^The calendar URL answered 500 Internal Server Error\..* Showing the copy from 2026-11-29 10:00 America\/New_York\.$/, // stamped in the person's zone
         ),
       },
     ]);
     expect(feed.errors[0]?.message).not.toContain(site.url); // the (possibly secret) URL is not repeated
-    expect(calendarItems(feed).map((i) => i.data.title)).toContain("Board prep");
+    expect(eventTitles(feed)).toContain("Board prep");
 
     // Backoff: the next minute's loads do not hammer the host.
     const hits = site.hits("/flaky.ics");
@@ -370,7 +385,7 @@ describe("ownership", () => {
     await configureCalendar(url);
     await load(NOW);
     await settleDeferred();
-    expect(calendarItems(await load(NOW)).length).toBe(3);
+    expect(eventTitles(await load(NOW))).toHaveLength(3); // the week's three events, on the agenda's day cards
 
     const other = await t.db.user.create({ data: { name: "Someone else" } });
     await configureCalendar(url, other.id);

@@ -77,6 +77,12 @@ afterAll(async () => {
   await Promise.all([t?.close(), model?.close(), site?.close()]);
 });
 
+/** The events on the agenda's day cards (docs/feed.md, "Agenda"), in day and time order. */
+const agendaEvents = (feed: TFeed) =>
+  feed.items
+    .filter((i) => i.type === "calendar-day")
+    .flatMap((i) => (i.data.events ?? []) as { title: string; location: string | null }[]);
+
 const enhancementCalls = () => model.requests.filter((r) => r.summary.schemaName === "feed_enhancement").length;
 
 describe("feed: trackers source", () => {
@@ -456,10 +462,14 @@ describe("feed: location → weather and calendar against local fixtures", () =>
     expect(forecastReq?.path).toContain("latitude=51.5");
     expect(forecastReq?.path).toContain("timezone=Europe%2FLondon");
 
-    const events = feed.items.filter((i) => i.type === "calendar-event");
-    expect(events.map((e) => e.data.title)).toEqual(["Dinner at The Ivy"]);
-    expect(events[0]?.data.location).toBe("The Ivy, West St");
-    expect(Object.keys(events[0]?.slots ?? {})).toEqual(["context", "logistics", "weather"]);
+    // The agenda: one card for today in London, the dinner on it (the event already over is left out); the slots
+    // a calendar card declares are the day's.
+    const days = feed.items.filter((i) => i.type === "calendar-day");
+    expect(days.map((d) => d.id)).toEqual(["agenda:2026-11-29"]);
+    const events = agendaEvents(feed);
+    expect(events.map((e) => e.title)).toEqual(["Dinner at The Ivy"]);
+    expect(events[0]?.location).toBe("The Ivy, West St");
+    expect(Object.keys(days[0]?.slots ?? {})).toEqual(["context", "logistics", "weather"]);
   });
 
   it("a failing weather service and a broken calendar become source errors; trackers still show", async () => {
@@ -474,15 +484,14 @@ describe("feed: location → weather and calendar against local fixtures", () =>
         {
           sourceId: "calendar",
           message:
-            "The calendar URL did not return an iCalendar (.ics) file. Showing the copy from 2026-11-29 15:00 UTC.",
+            // The copy's age is stamped in the person's zone (Europe/London, GMT in November).
+            "The calendar URL did not return an iCalendar (.ics) file. Showing the copy from 2026-11-29 15:00 Europe/London.",
         },
       ]),
     );
     expect(feed.items.some((i) => i.id === changeItemId)).toBe(true);
     // The last good copy stays on screen next to the error.
-    expect(feed.items.filter((i) => i.type === "calendar-event").map((i) => i.data.title)).toEqual([
-      "Dinner at The Ivy",
-    ]);
+    expect(agendaEvents(feed).map((e) => e.title)).toEqual(["Dinner at The Ivy"]);
   });
 });
 
@@ -566,6 +575,6 @@ describe("background work outlives the response (defer)", () => {
     expect((await t.db.feedEnhancement.findUniqueOrThrow({ where: { userId } })).modelCalls).toBe(callsBefore + 1);
     const after = await getFeed(t.db, userId, { enhance: false });
     expect(after.items.find((i) => i.id === changeItemId)?.slots?.why?.content).toBe("Filled after the response.");
-    expect(after.items.find((i) => i.id === "event:deferred-dinner")?.data.title).toBe("Deferred dinner");
+    expect(agendaEvents(after).map((e) => e.title)).toEqual(["Deferred dinner"]);
   });
 });

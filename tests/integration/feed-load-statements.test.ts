@@ -33,8 +33,8 @@ beforeAll(async () => {
   userId = (await ensureLocalUser(t.db)).id;
   const settings = { locationName: null, latitude: null, longitude: null, timezone: null, calendarUrl: null };
   await updateUserSettings(t.db, userId, { ...settings, memory: "We care about pricing" });
-  // 20 decisions with a change each (one card per decision), 30 failing trackers, and the weather and calendar
-  // invitations (neither is set up): 52 cards.
+  // 20 decisions with a change each (one card per decision), 30 failing trackers, the weather and calendar
+  // invitations (neither is set up) and the briefing card, first in every feed: 53 cards.
   for (let i = 0; i < 20; i++) {
     const tracker = await t.db.tracker.create({
       data: {
@@ -72,11 +72,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function statementsPerLoad(): Promise<{ statements: number; items: number }> {
+async function statementsPerLoad(): Promise<{ statements: number; items: number; first?: string }> {
   const sql = countSql(t.pglite);
   try {
     const feed = await getFeed(t.db, userId, { now: NOW, touch: true, enhance: false });
-    return { statements: sql.statements, items: feed.items.length };
+    return { statements: sql.statements, items: feed.items.length, first: feed.items[0]?.sourceId };
   } finally {
     sql.restore();
   }
@@ -88,8 +88,10 @@ describe("a feed load's SQL does not grow with the feed", () => {
     const small = await statementsPerLoad();
     await addFailingTrackers(450, 30);
     const big = await statementsPerLoad();
-    expect(small.items).toBe(52);
-    expect(big.items).toBe(502);
+    // 52 cards of the setup above and 502 after 450 more failing trackers, each plus the one briefing card.
+    expect(small.items).toBe(52 + 1);
+    expect(big.items).toBe(502 + 1);
+    expect([small.first, big.first]).toEqual(["briefing", "briefing"]);
     expect(small.statements).toBeGreaterThan(0);
     expect(big.statements).toBe(small.statements);
   });
