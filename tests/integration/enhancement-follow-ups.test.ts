@@ -69,7 +69,7 @@ describe("each call carries its own time", () => {
   it("a follow-up after a slow call is written at its own time, not the first call's", async () => {
     const before = calls().length;
     const holder = ask("first");
-    await vi.waitFor(() => expect(calls()).toHaveLength(before + 1));
+    await vi.waitFor(() => expect(calls()).toHaveLength(before + 1), { timeout: 10_000 });
     expect(await ask("changed while the first call ran")).toBe("in_flight");
     expect(await holder).toBe("enhanced");
 
@@ -88,7 +88,7 @@ describe("each call carries its own time", () => {
     let tick = 0;
     const clock = () => new Date(NOW.getTime() + 60_000 * ++tick);
     const holder = ask("clock A", { clock });
-    await vi.waitFor(() => expect(calls()).toHaveLength(before + 1));
+    await vi.waitFor(() => expect(calls()).toHaveLength(before + 1), { timeout: 10_000 });
     expect(await ask("clock B", { clock })).toBe("in_flight");
     expect(await holder).toBe("enhanced");
     const sent = calls()
@@ -106,7 +106,7 @@ describe("input left after the follow-up cap", () => {
     const holder = ask("cap A");
     // Each input arrives while the call before it is in flight: A, then follow-ups B and C (the cap), then D.
     for (const [i, memory] of ["cap B", "cap C", "cap D"].entries()) {
-      await vi.waitFor(() => expect(calls()).toHaveLength(before + i + 1), { timeout: 5_000 });
+      await vi.waitFor(() => expect(calls()).toHaveLength(before + i + 1), { timeout: 10_000 });
       expect(await ask(memory)).toBe("in_flight");
     }
     expect(await holder).toBe("enhanced");
