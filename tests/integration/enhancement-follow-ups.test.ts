@@ -14,7 +14,7 @@ import { fixtureModel } from "../helpers/trackers";
  */
 
 const NOW = new Date("2026-12-06T08:00:00Z");
-const LATENCY_MS = 400;
+const LATENCY_MS = 1_200; // long enough for the next input to arrive while a call is in flight on a loaded machine
 let t: TTestDb;
 let model: TModelServer;
 let userId: string;
