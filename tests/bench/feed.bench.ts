@@ -3,11 +3,15 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import type { TDb } from "@/server/db";
 import { buildHarnessInput } from "@/server/enhancement/build-input";
 import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
+import { agendaDayItem } from "@/server/feed/agenda/agenda-card";
+import { groupAgenda } from "@/server/feed/agenda/group-agenda";
+import { dayKeyOf } from "@/server/feed/agenda/zoned-day";
+import type { TCalendarOccurrence } from "@/server/feed/calendar/parse-calendar";
 import { cardMemo } from "@/server/feed/card-memo";
 import { assembleFeed, getFeed } from "@/server/feed/get-feed";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
-import { eventItem } from "@/server/feed/sources/calendar-source";
 import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
+import type { TFeedTimeZone } from "@/server/settings/time-zone";
 import { updateUserSettings } from "@/server/settings/user-settings";
 import { createTestDb } from "../helpers/db";
 import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
@@ -31,34 +35,46 @@ const SIZES = [500, 5000] as const;
 const MEMORY = "I cycle to work; we care about pricing";
 const NOW = new Date("2026-11-29T08:30:00Z");
 
+const UTC: TFeedTimeZone = { zone: "UTC", source: "default" };
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * The agenda's day cards as the calendar source builds them (calendar-source.ts): the occurrences grouped into
+ * days once (groupAgenda over `days` days from today), a card (agendaDayItem) for today and each day with events.
+ */
+function agendaCards(occurrences: readonly TCalendarOccurrence[], now: Date, days: number): TFeedItem[] {
+  const today = dayKeyOf(now, UTC.zone);
+  return groupAgenda(occurrences, { zone: UTC.zone, now, days, maxPerDay: 20 })
+    .filter((d) => d.day === today || d.events.length > 0)
+    .map((d, i) => agendaDayItem(d, { today, zone: UTC, withNote: i === 0 }));
+}
+
 /**
  * A mix like a busy feed: 80 % decision cards (one per tracker, 1–3 rows, a sparkline and 2 earlier changes),
- * 15 % failing trackers, 5 % events. `salt` prefixes every tracker, change and event id: cards of another salt
- * are other cards (other memo keys), cards of the same salt are the same cards rebuilt.
+ * 15 % failing trackers, 5 % agenda day cards (one event a day, today and the days after it in turn, so every day
+ * card is another card). `salt` prefixes every tracker, change and event id: cards of another salt are other
+ * cards (other memo keys), cards of the same salt are the same cards rebuilt.
  */
 function makeItems(n: number, now: Date, salt = ""): TFeedItem[] {
+  const rides: TCalendarOccurrence[] = [];
+  for (let i = 0; i < n; i += 20) {
+    const start = new Date(now.getTime() + (i / 20) * DAY_MS + (i % 48) * 600_000);
+    rides.push({
+      uid: `${salt}event-${i}`,
+      recurrenceId: null,
+      summary: `Ride ${i}`,
+      location: "Depot",
+      allDay: false,
+      start: start.toISOString(),
+      end: new Date(start.getTime() + 3_600_000).toISOString(),
+    });
+  }
+  const days = agendaCards(rides, now, rides.length);
   return Array.from({ length: n }, (_, i) => {
     const timestamp = new Date(now.getTime() - i * 60_000);
     const trackerId = `${salt}t${i}`;
     const decision = `Decision ${i % 17}: ${i % 3 === 0 ? "is their pricing below ours" : "is the venue open"} (${i})`;
-    if (i % 20 === 0) {
-      const start = new Date(now.getTime() + (i % 48) * 3_600_000);
-      const end = new Date(start.getTime() + 3_600_000);
-      return eventItem(
-        {
-          uid: `${salt}event-${i}`,
-          recurrenceId: null,
-          summary: `Ride ${i}`,
-          location: "Depot",
-          allDay: false,
-          start: start.toISOString(),
-          end: end.toISOString(),
-        },
-        start,
-        end,
-        now,
-      );
-    }
+    if (i % 20 === 0) return days[i / 20] as TFeedItem;
     if (i % 20 <= 3) {
       return failingItem({
         id: `${salt}f${i}`,

@@ -4,12 +4,16 @@ import { feedCatalog, hasCatalogShape, quickAccept, validateFeedSpec } from "@/c
 import type { TFeedItem } from "@/contracts/feed-item";
 import { feedHref, isPlainAppPath } from "@/contracts/feed-link";
 import { parseStoredEnhancement } from "@/server/enhancement/enhancement-manager";
+import { agendaDayItem } from "@/server/feed/agenda/agenda-card";
+import { groupAgenda } from "@/server/feed/agenda/group-agenda";
+import { dayKeyOf } from "@/server/feed/agenda/zoned-day";
+import type { TCalendarOccurrence } from "@/server/feed/calendar/parse-calendar";
 import { CARD_MEMO_SIZE, cardMemo, memoOfCard } from "@/server/feed/card-memo";
 import { assembleFeed } from "@/server/feed/get-feed";
 import { DEFAULT_POST_PROCESSORS, memoryWords, postProcess } from "@/server/feed/post-process";
-import { eventItem } from "@/server/feed/sources/calendar-source";
 import { failingItem, type TChangeRow, trackerCardItem } from "@/server/feed/sources/trackers-source";
 import { LruMap } from "@/server/lib/lru-map";
+import type { TFeedTimeZone } from "@/server/settings/time-zone";
 import { seededRandom } from "../bench/stats";
 
 // The catalog check, counted: every module that imports it (build-feed.ts among them) gets this spy.
@@ -26,23 +30,47 @@ const checks = vi.mocked(validateFeedSpec);
 
 const NOW = new Date("2026-11-29T08:30:00Z");
 
-/** Real cards from the sources' builders: one card per decision (three changes each), failing trackers, events. */
+const UTC: TFeedTimeZone = { zone: "UTC", source: "default" };
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * The calendar's cards as the calendar source builds them (calendar-source.ts): the occurrences grouped into the
+ * agenda's days once (groupAgenda), then a day card for today and for every other day with something on it.
+ */
+function agendaCards(
+  occurrences: readonly TCalendarOccurrence[],
+  now: Date,
+  days: number,
+  zone: TFeedTimeZone = UTC,
+): TFeedItem[] {
+  const today = dayKeyOf(now, zone.zone);
+  return groupAgenda(occurrences, { zone: zone.zone, now, days, maxPerDay: 20 })
+    .filter((d) => d.day === today || d.events.length > 0)
+    .map((d, i) => agendaDayItem(d, { today, zone, withNote: i === 0 }));
+}
+
+/**
+ * Real cards from the sources' builders: one card per decision (three changes each), failing trackers, and every
+ * 10th an agenda day card (one event a day, on the days after today in turn, so each day card is another card).
+ */
 function cards(n: number): TFeedItem[] {
+  const rides: TCalendarOccurrence[] = [];
+  for (let i = 0; i < n; i += 10) {
+    const start = new Date(NOW.getTime() + (i / 10) * DAY_MS + (i % 30) * 600_000);
+    rides.push({
+      uid: `e${i}`,
+      recurrenceId: null,
+      summary: `Ride ${i}`,
+      location: "Depot",
+      allDay: false,
+      start: start.toISOString(),
+      end: null,
+    });
+  }
+  const days = agendaCards(rides, NOW, rides.length);
   return Array.from({ length: n }, (_, i) => {
     const at = new Date(NOW.getTime() - i * 60_000);
-    if (i % 10 === 0) {
-      const start = new Date(NOW.getTime() + (i % 30) * 600_000);
-      const o = {
-        uid: `e${i}`,
-        recurrenceId: null,
-        summary: `Ride ${i}`,
-        location: "Depot",
-        allDay: false,
-        start: start.toISOString(),
-        end: null,
-      };
-      return eventItem(o, start, null, NOW);
-    }
+    if (i % 10 === 0) return days[i / 10] as TFeedItem;
     if (i % 10 === 1) {
       return failingItem({
         id: `f${i}`,
@@ -496,20 +524,25 @@ describe("the card memo: a repeat load of the same cards does their per-card wor
       );
       const start = new Date(NOW.getTime() + pick([1, 3, 30]) * 3_600_000);
       const allDay = pick([false, true]);
+      // The calendar source's cards for one event: today's card (empty when the event is over or on another day)
+      // and the event's day; its content, its time, the load's `now` and the zone vary. One UID: a day card does
+      // not show it (the key names it, so events told apart by their UID alone would be two entries of one card).
       variants.push(
-        eventItem(
-          {
-            uid: pick(["u1", "u2"]),
-            recurrenceId: pick([null, "2026-11-30"]),
-            summary: pick(["Ride", "Ride|s4:x", "Ride "]),
-            location: pick([null, "Depot", "|s5:Depot"]),
-            allDay,
-            start: allDay ? pick(["2026-11-30", "2026-12-01"]) : start.toISOString(),
-            end: null,
-          },
-          start,
-          pick([null, new Date(start.getTime() + 3_600_000)]),
+        ...agendaCards(
+          [
+            {
+              uid: "u1",
+              recurrenceId: pick([null, "2026-11-30"]),
+              summary: pick(["Ride", "Ride|s4:x", "Ride "]),
+              location: pick([null, "Depot", "|s5:Depot"]),
+              allDay,
+              start: allDay ? pick(["2026-11-30", "2026-12-01"]) : start.toISOString(),
+              end: pick([null, allDay ? "2026-12-02" : new Date(start.getTime() + 3_600_000).toISOString()]),
+            },
+          ],
           pick([NOW, new Date(NOW.getTime() + 2 * 3_600_000)]),
+          7,
+          pick<TFeedTimeZone>([UTC, { zone: "Asia/Tokyo", source: "settings" }]),
         ),
       );
       variants.push(
@@ -577,7 +610,8 @@ describe("the card memo: a repeat load of the same cards does their per-card wor
       null,
     );
     expect(memoOfCard(a as TFeedItem)).not.toBe(memoOfCard(b as TFeedItem));
-    // The same ICS event in both users' calendars is the same card: one entry, a verdict about its content only.
+    // The same ICS event in both users' calendars (and zones) is the same day card: one entry, a verdict about its
+    // content only.
     const start = new Date(NOW.getTime() + 5 * 3_600_000);
     const occurrence = {
       uid: "shared",
@@ -588,7 +622,12 @@ describe("the card memo: a repeat load of the same cards does their per-card wor
       start: start.toISOString(),
       end: null,
     };
-    const event = () => eventItem(occurrence, start, null, NOW);
+    const event = () => {
+      const [today, ...others] = agendaCards([occurrence], NOW, 7);
+      expect(others).toEqual([]); // the event is today's
+      expect(today?.data.events).toMatchObject([{ title: "Cycling club" }]);
+      return today as TFeedItem;
+    };
     expect(memoOfCard(event())).toBe(memoOfCard(event()));
     const cyclist = { now: NOW, memoryWords: memoryWords("I go cycling on Sundays") };
     const other = { now: NOW, memoryWords: memoryWords("We care about pricing") };
