@@ -4,7 +4,6 @@ import Link from "next/link";
 import { buttonPrimary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import { BulkActions, BulkNotices } from "./bulk-actions";
-import { DraftsList } from "./drafts-list";
 import { TrackerRow } from "./tracker-row";
 import { TrackersToolbar } from "./trackers-toolbar";
 import { useTrackersList } from "./use-trackers-list";
@@ -120,7 +119,6 @@ export function TrackersList() {
           </>
         )}
       </section>
-      <DraftsList drafts={drafts} asOf={asOf} onDiscarded={(title) => view.setAnnouncement(`Discarded “${title}”.`)} />
     </div>
   );
 }

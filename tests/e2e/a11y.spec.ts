@@ -49,7 +49,7 @@ const SIGNED_IN_PAGES: TAuditedPage[] = [
     path: () => "/trackers",
     ready: async (page) => {
       await expect(page.getByTestId("tracker-row").first()).toBeVisible();
-      await expect(page.getByTestId("drafts")).toBeVisible();
+      await expect(page.getByTestId("unfinished-setups")).toBeVisible();
     },
   },
   {

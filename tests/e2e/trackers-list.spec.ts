@@ -96,13 +96,14 @@ for (const viewport of [
       await expect(page.getByRole("heading", { level: 1, name: "Trackers" })).toBeVisible();
 
       // Drafts are listed apart, titled from the decision — never the raw message with its address.
-      const drafts = page.getByTestId("drafts");
+      const drafts = page.getByTestId("unfinished-setups");
       await expect(drafts.getByRole("heading", { name: /Unfinished setups/ })).toBeVisible();
-      const mine = drafts.getByTestId("draft-row").filter({ hasText: tag });
+      const mine = drafts.getByTestId("unfinished-setup").filter({ hasText: tag });
       await expect(mine).toHaveCount(2);
       await expect(mine.filter({ hasText: `Is gizmo ${tag} back in stock?` })).toHaveCount(1);
       await expect(mine.filter({ hasText: `Tell me when gizmo ${tag} gets cheaper` })).toHaveCount(1);
-      for (const title of await mine.locator("p.font-medium").allTextContents()) expect(title).not.toContain("http");
+      for (const title of await mine.getByTestId("unfinished-setup-title").allTextContents())
+        expect(title).not.toContain("http");
       await expect(mine.first()).toContainText("discarded automatically in 14 days unless resumed");
       await expect(page.getByTestId("tracker-row").filter({ hasText: "back in stock" })).toHaveCount(0);
 
@@ -128,18 +129,18 @@ for (const viewport of [
       await expect(page.getByTestId("chat-message").first()).toContainText(`is gizmo ${tag} back in stock?`);
       await expect(page.getByTestId("draft-card")).toBeVisible();
 
-      // Discard asks first; "Keep" keeps it, "Discard draft" removes it (and only it).
+      // Discard asks first; "Keep" keeps it, "Discard setup" removes it (and only it).
       await page.goto("/trackers");
       const doomed = mine.filter({ hasText: "gets cheaper" });
       await doomed.getByRole("button", { name: /^Discard/ }).click();
       await doomed.getByRole("button", { name: "Keep" }).click();
       await expect(doomed).toHaveCount(1);
       await doomed.getByRole("button", { name: /^Discard/ }).click();
-      await expect(doomed.getByRole("button", { name: "Discard draft" })).toBeFocused();
-      await doomed.getByRole("button", { name: "Discard draft" }).click();
+      await expect(doomed.getByRole("button", { name: "Discard setup" })).toBeFocused();
+      await doomed.getByRole("button", { name: "Discard setup" }).click();
       await expect(doomed).toHaveCount(0);
       await expect(mine).toHaveCount(1);
-      await expect(page.getByRole("status").filter({ hasText: "Discarded" })).toContainText(
+      await expect(page.getByTestId("unfinished-setups-status")).toContainText(
         `Discarded “Tell me when gizmo ${tag} gets cheaper”.`,
       );
       await page.reload();
