@@ -4,8 +4,10 @@ import { site } from "./fixtures";
 /**
  * Every page hydrates without a console error when the browser's time zone and locale differ from the
  * server's: the apps run with TZ=UTC (playwright.config.ts), the browser in Los Angeles with German formats.
- * Times render as stable UTC text on the server and the first client render, then in the reader's zone
- * and locale (components/format). Data is created the way an integration would: public API + tRPC.
+ * Outside the feed, times render as stable UTC text on the server and the first client render, then in the reader's
+ * zone and locale (components/format). The feed is the other way round (docs/feed.md, "Time zone"): its agenda's
+ * times are written by the server in the person's zone (Settings, else the browser's from the `bellwether-tz` cookie,
+ * else UTC) and hydration rewrites none of them. Data is created the way an integration would: public API + tRPC.
  */
 test.use({ timezoneId: "America/Los_Angeles", locale: "de-DE" });
 
@@ -97,6 +99,16 @@ const readerFormat = (iso: string) =>
     timeStyle: "short",
   }).format(new Date(iso));
 
+/** An instant's day (2026-12-07) and clock (14:30, no DTEND: a single time) in `zone`, as the agenda writes them. */
+const dayIn = (d: Date, zone: string) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(d);
+const clockIn = (d: Date, zone: string) =>
+  new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(d);
+
+/** The agenda's times as the server's HTML has them, before any script runs. */
+const serverAgendaTimes = (html: string) =>
+  [...html.matchAll(/data-testid="agenda-time"[^>]*>([^<]*)</g)].map((m) => m[1] ?? "");
+
 /** After hydration every time element shows the reader's local format of its own datetime. */
 async function expectLocalTimes(page: Page, min: number): Promise<void> {
   const times = page.locator("time[datetime]");
@@ -133,7 +145,7 @@ test("every page hydrates without errors in another time zone and locale than th
   // renders the event on its first load (this spec is about hydration; live calendar updates are tested elsewhere).
   await expect
     .poll(async () => JSON.stringify(await trpcQuery(request, "feed.get")), { timeout: 30_000 })
-    .toContain("event:tz-review");
+    .toContain("Price review");
 
   const errors = collectErrors(page);
   /** Opens a page, waits for its content and for hydration, and fails on any error so far. */
@@ -144,9 +156,33 @@ test("every page hydrates without errors in another time zone and locale than th
     expect(errors, `errors after loading ${path}`).toEqual([]);
   };
   try {
-    const event = page.locator('[data-testid="feed-card"][data-item-id="event:tz-review"]');
-    await visit("/", () => expect(event).toContainText("Price review"));
-    await expect(event.locator("time")).toHaveText(readerFormat(start.toISOString()));
+    // The feed, twice: first with whatever zone cookie the browser has (the page then writes Los Angeles into it),
+    // then with Los Angeles. Each time the agenda's times are the server's text in the zone its first card names,
+    // and hydration leaves them as they are: no reader's format, no rewrite, no mismatch.
+    const dayCards = page.locator('[data-testid="feed-card"][data-item-type="calendar-day"]');
+    const row = dayCards.getByTestId("agenda-event").filter({ hasText: "Price review" });
+    const feedZones: string[] = [];
+    for (let pass = 0; pass < 2; pass++) {
+      // The same cookies as the page below: what the server sends before any script.
+      const html = await (await request.get("/")).text();
+      await visit("/", () => expect(row).toHaveCount(1));
+      const note = (await dayCards.first().textContent()) ?? "";
+      const zone = /Times in ([^\s,:]+)[,:]/.exec(note)?.[1] ?? "";
+      expect(zone, note).not.toBe("");
+      feedZones.push(zone);
+      const shown = clockIn(start, zone);
+      await expect(row.getByTestId("agenda-time")).toHaveText(shown);
+      // Its <time> carries the instant (the ICS has whole seconds).
+      const at = await row.locator("time").getAttribute("datetime");
+      expect(Date.parse(at ?? ""), at ?? "").toBe(Math.floor(start.getTime() / 1000) * 1000);
+      expect(serverAgendaTimes(html)).toContain(shown);
+      // The reader's format (de-DE, Los Angeles) is for the other pages: the feed's times are not rewritten to it.
+      await expect(row.getByTestId("agenda-time")).not.toHaveText(readerFormat(start.toISOString()));
+      const card = dayCards.filter({ hasText: "Price review" });
+      await expect(card).toHaveAttribute("data-item-id", `agenda:${dayIn(start, zone)}`);
+    }
+    // Without a zone in Settings, the second load reads the browser's zone from the cookie the first one wrote.
+    expect(feedZones[1]).toBe((previous.timezone as string | null) ?? "America/Los_Angeles");
 
     await visit("/trackers", () => expect(page.locator(`a[href="/trackers/${id}"]`)).toBeVisible());
     // Last checked and next run; the last material change says how long ago, counted from the data's read time.
