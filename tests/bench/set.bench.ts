@@ -3,16 +3,41 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
-import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
+import {
+  choiceOption,
+  fmt,
+  numberOption,
+  type TBenchArgs,
+  type TBenchChoiceFlag,
+  type TBenchFlag,
+  type TBenchmark,
+  table,
+} from "./harness";
+import {
+  dropPrice,
+  LISTING_PATH,
+  listingPage,
+  productPath,
+  SINGLE_DEFINITION,
+  serveAll,
+  setTrackerInput,
+  startPrices,
+} from "./set-pages";
+import { ROUTE_DB_FLAG, ROUTE_FLAG, routeDbKinds, runSetThroughRoute } from "./set-route";
 import { countSql } from "./sql-counter";
 import { median } from "./stats";
 
 /**
  * A set beside single trackers (docs/sets.md): one tracker watching a listing page of N products as a set, and N
- * trackers each watching one product's page, over the same products. Each side is refreshed unchanged and then with
- * one product's price changed, alternating rounds so machine noise falls on both. Reported per pass: statements sent
- * to the database and CPU time of this process (the refresh and the embedded database both run in it). In-process
- * refreshes on the embedded database (`refreshTracker`, no HTTP server in between): a shortcut, labelled as such.
+ * trackers each watching one product's page, over the same products (set-pages.ts). Each side is refreshed unchanged
+ * and then with one product's price changed, alternating rounds so machine noise falls on both. Two sections:
+ *
+ *   route       the path users take (set-route.ts): `npm start` on a throw-away PostgreSQL database (or PGlite on
+ *               disk), both sides' trackers made through the public API, refreshed by the cron route and by Refresh
+ *               now; statements at the wire, CPU of the app's process tree and of the PostgreSQL backends.
+ *   in-process  `refreshTracker` called in this process on the in-memory embedded database, statements counted at the
+ *               driver, CPU of this process (the refresh, the embedded database and the fixture site): a shortcut,
+ *               labelled as such.
  */
 
 const ITEMS: TBenchFlag = {
@@ -33,34 +58,13 @@ const ROUNDS: TBenchFlag = {
   integer: true,
   description: "rounds of (unchanged, one changed) per side; medians reported",
 };
-
-const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
-
-function listingPage(prices: readonly number[]): string {
-  const cards = prices
-    .map(
-      (p, i) =>
-        `<div class="product-card"><h3 class="product-title"><a href="/bench-set/p/${i}">Product ${i}</a></h3><span class="price">${usd(p)}</span></div>`,
-    )
-    .join("");
-  return `<!doctype html><html><head><title>Catalogue</title></head><body><main><h1>All products</h1><div class="grid">${cards}</div></main><script nonce="${Math.random()}">x</script></body></html>`;
-}
-
-const productPage = (i: number, cents: number) =>
-  `<!doctype html><html><head><title>Product ${i}</title></head><body><main><h1>Product ${i}</h1><span id="price">${usd(cents)}</span></main><script nonce="${Math.random()}">x</script></body></html>`;
-
-const singleDefinition = {
-  fields: [
-    {
-      name: "price",
-      type: "money",
-      currency: "USD",
-      description: "Price",
-      extractor: { kind: "css", selector: "#price" },
-    },
-  ],
-  identityRule: { kind: "canonical_url" },
-  materiality: { price: { kind: "numeric", relative: 0.05 } },
+const SECTIONS: TBenchChoiceFlag<"both" | "route" | "in-process"> = {
+  name: "set-path",
+  env: "BENCH_SET_PATH",
+  default: "both",
+  choices: ["both", "route", "in-process"],
+  description:
+    "route: the started app's routes (npm start, public API, cron / Refresh now); in-process: refreshTracker in this process (a shortcut); both",
 };
 
 type TPass = { statements: number; cpuMs: number; wallMs: number };
@@ -85,51 +89,40 @@ async function measure(t: TTestDb, work: () => Promise<void>): Promise<TPass> {
 async function run(args: TBenchArgs, out: (line: string) => void): Promise<void> {
   const n = numberOption(args, ITEMS);
   const rounds = numberOption(args, ROUNDS);
+  const sections = choiceOption(args, SECTIONS);
+  out(`  ${n} products on one listing page, watched as one set beside ${n} single trackers on their own pages`);
+  if (sections !== "in-process") {
+    const ok = await runSetThroughRoute(args, n, rounds, out);
+    if (!ok) {
+      out("  ! some refreshes did not complete as expected: the route figures above mean nothing");
+      process.exitCode = 1;
+    }
+  }
+  if (sections !== "route") {
+    out("");
+    await runInProcess(n, rounds, out);
+  }
+}
+
+async function runInProcess(n: number, rounds: number, out: (line: string) => void): Promise<void> {
   const t = await createTestDb();
   const site: TFixtureSite = await startFixtureSite();
   try {
-    const prices = Array.from({ length: n }, (_, i) => 1000 + i * 10);
-    site.setPage("/bench-set/listing", { body: listingPage(prices) });
-    prices.forEach((p, i) => void site.setPage(`/bench-set/p/${i}`, { body: productPage(i, p) }));
-    const listingUrl = site.urlFor("/bench-set/listing");
+    const prices = startPrices(n);
+    serveAll(site, prices);
+    const listingUrl = site.urlFor(LISTING_PATH);
     const detected = detectListing(listingPage(prices), listingUrl);
     if (!detected) throw new Error("the bench listing was not detected as a listing");
     const setTracker = await createActiveTracker(t.db, {
       capability: "web.scrape",
-      capabilityInput: { url: listingUrl, listing: { ...detected.plan, maxPages: 1 } },
-      definition: {
-        fields: detected.plan.fields.map((f) =>
-          f.type === "money"
-            ? {
-                name: f.name,
-                type: "money",
-                currency: "USD",
-                description: f.name,
-                extractor: { kind: "json_pointer", pointer: `/${f.name}` },
-              }
-            : {
-                name: f.name,
-                type: "string",
-                description: f.name,
-                extractor: { kind: "json_pointer", pointer: `/${f.name}` },
-              },
-        ),
-        identityRule: { kind: "canonical_url" },
-        materiality: Object.fromEntries(
-          detected.plan.fields.map((f) => [
-            f.name,
-            f.type === "money" ? { kind: "numeric", relative: 0.05 } : { kind: "ignore" },
-          ]),
-        ),
-        set: { missingAfter: 2, maxEntities: Math.max(200, n), rules: [{ kind: "appeared" }, { kind: "disappeared" }] },
-      },
+      ...setTrackerInput(listingUrl, detected.plan, n),
     });
     const singles: string[] = [];
     for (let i = 0; i < n; i++) {
       const { tracker } = await createActiveTracker(t.db, {
         capability: "web.scrape",
-        capabilityInput: { url: site.urlFor(`/bench-set/p/${i}`) },
-        definition: singleDefinition,
+        capabilityInput: { url: site.urlFor(productPath(i)) },
+        definition: SINGLE_DEFINITION,
       });
       singles.push(tracker.id);
     }
@@ -156,8 +149,7 @@ async function run(args: TBenchArgs, out: (line: string) => void): Promise<void>
     for (let r = 0; r < rounds; r++) {
       const moved = (r * 7) % n;
       // Unchanged: the pages are served again byte-different (a new nonce), the same content.
-      site.setPage("/bench-set/listing", { body: listingPage(prices) });
-      prices.forEach((p, i) => void site.setPage(`/bench-set/p/${i}`, { body: productPage(i, p) }));
+      serveAll(site, prices);
       const sides = [
         async () => results.setSame.push(await measure(t, () => refresh(setTracker.tracker.id, ["unchanged"]))),
         async () =>
@@ -169,9 +161,7 @@ async function run(args: TBenchArgs, out: (line: string) => void): Promise<void>
       ];
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await side();
       // One product's price drops 20 %: material on both sides.
-      prices[moved] = Math.round((prices[moved] as number) * 0.8);
-      site.setPage("/bench-set/listing", { body: listingPage(prices) });
-      site.setPage(`/bench-set/p/${moved}`, { body: productPage(moved, prices[moved] as number) });
+      dropPrice(site, prices, moved);
       const changedSides = [
         async () => results.setOne.push(await measure(t, () => refresh(setTracker.tracker.id, ["material"]))),
         async () =>
@@ -192,7 +182,7 @@ async function run(args: TBenchArgs, out: (line: string) => void): Promise<void>
       fmt(m(passes, "wallMs"), 1),
     ];
     out(
-      `  ${n} products; in-process refreshes on the embedded database (a shortcut: no HTTP server), medians of ${rounds}`,
+      `  in-process (a shortcut: refreshTracker called in this process, no HTTP server, in-memory embedded database; CPU = this process, which also serves the fixture pages), medians of ${rounds}`,
     );
     out(
       table([
@@ -214,7 +204,11 @@ async function run(args: TBenchArgs, out: (line: string) => void): Promise<void>
 
 export const setBenchmark: TBenchmark = {
   name: "set",
-  description: "a listing of N products watched as one set beside N single trackers: statements and CPU per pass",
-  flags: [ITEMS, ROUNDS],
+  description:
+    "a listing of N products watched as one set beside N single trackers: statements and CPU per pass, through the started app's routes and in-process",
+  flags: [ITEMS, ROUNDS, SECTIONS, ROUTE_FLAG, ROUTE_DB_FLAG],
+  validate: (args) => {
+    if (choiceOption(args, SECTIONS) !== "in-process") routeDbKinds(args);
+  },
   run,
 };
