@@ -112,7 +112,10 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: `${tsx} tests/fixtures/model-server/cli.ts --port ${E2E_PORTS.model}`,
+      // Every feed has the briefing card, whose slot the model fills, so any signed-in visit asks for an enhancement:
+      // answered "nothing to add" unless a spec records otherwise, so a spec without that recording leaves no failed
+      // call (and its one-minute backoff) to the next.
+      command: `${tsx} tests/fixtures/model-server/cli.ts --port ${E2E_PORTS.model} --recordings tests/fixtures/model-server/recordings/e2e-defaults.json`,
       url: `${E2E_URLS.model}/__fixture/health`,
       reuseExistingServer: false,
       timeout: 60_000,
