@@ -9,7 +9,8 @@ import { z } from "zod";
 
 const ZIsoDateOrDateTimeSchema = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
 
-const MONTHS = [
+/** English month names, January first (shared by date checks and the briefing's date line). */
+export const MONTHS = [
   "January",
   "February",
   "March",

@@ -1,3 +1,4 @@
+import { MONTHS } from "@/contracts/dates";
 import { zonedWallTimeToUtc } from "../calendar/zoned-time";
 
 /**
@@ -71,20 +72,6 @@ export function dayStart(day: TDayKey, zone: string): Date {
 }
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-] as const;
 
 /** "Sunday 6 December". */
 export function dayName(day: TDayKey): string {
