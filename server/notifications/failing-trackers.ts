@@ -54,10 +54,9 @@ export async function noticeFailingTrackers(db: TDb, input: { config: TNotifyCon
         WHERE "TrackerNotificationRoute"."attentionNotified" IS DISTINCT FROM EXCLUDED."attentionNotified"`;
       if (flipped === 0) return;
       if (c.kind === "attention" && !c.on) return;
-      const [defaults, route] = await Promise.all([
-        getNotificationDefaults(tx, { userId: c.userId }),
-        tx.trackerNotificationRoute.findUnique({ where: { trackerId: c.trackerId } }),
-      ]);
+      // One after the other: one transaction, one connection (see fan-out.ts).
+      const defaults = await getNotificationDefaults(tx, { userId: c.userId });
+      const route = await tx.trackerNotificationRoute.findUnique({ where: { trackerId: c.trackerId } });
       if (!resolveRouting(defaults, route).failing) return;
       const url = `${input.config.appUrl.replace(/\/+$/, "")}/trackers/${encodeURIComponent(c.trackerId)}`;
       const state = c.kind === "attention" ? "attention" : c.on ? "failing" : "recovered";

@@ -32,12 +32,14 @@ type TPerson = {
   digestHour: number;
 };
 
+/*
+ * Reads inside a transaction run one after another: a transaction is one connection, and a connection answers one
+ * query at a time (node-postgres queues a second one and warns that this will stop working).
+ */
 async function loadPerson(tx: TTx, userId: string) {
-  const [defaults, settings, channels] = await Promise.all([
-    getNotificationDefaults(tx, { userId }),
-    tx.userSettings.findUnique({ where: { userId }, select: { timezone: true } }),
-    tx.notificationChannel.findMany({ where: { userId, pausedAt: null }, select: { id: true } }),
-  ]);
+  const defaults = await getNotificationDefaults(tx, { userId });
+  const settings = await tx.userSettings.findUnique({ where: { userId }, select: { timezone: true } });
+  const channels = await tx.notificationChannel.findMany({ where: { userId, pausedAt: null }, select: { id: true } });
   const person: TPerson = {
     timeZone: settings?.timezone ?? null,
     quiet: { startMinute: defaults.quietStartMinute, endMinute: defaults.quietEndMinute },
@@ -51,11 +53,9 @@ async function fanOutForUser(
   input: { userId: string; changeIds: string[]; config: TNotifyConfig; now: Date },
 ): Promise<void> {
   const { userId, now } = input;
-  const [{ defaults, person, channels }, notices, routes] = await Promise.all([
-    loadPerson(tx, userId),
-    loadNoticeChanges(tx, { userId, changeIds: input.changeIds, appUrl: input.config.appUrl }),
-    tx.trackerNotificationRoute.findMany({ where: { userId } }),
-  ]);
+  const { defaults, person, channels } = await loadPerson(tx, userId);
+  const notices = await loadNoticeChanges(tx, { userId, changeIds: input.changeIds, appUrl: input.config.appUrl });
+  const routes = await tx.trackerNotificationRoute.findMany({ where: { userId } });
   const routeOf = new Map(routes.map((r) => [r.trackerId, r]));
   const deliveries: Prisma.NotificationDeliveryCreateManyInput[] = [];
   const inbox: Prisma.InboxItemCreateManyInput[] = [];
