@@ -91,6 +91,13 @@ const ZEnvObjectSchema = z.object({
   FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  /**
+   * Politeness per host (docs/scheduling.md): calls to one host in flight at once, the least gap between the starts of
+   * two calls to it, and how long a call waits for its turn before it is answered "busy" (the refresh retries later).
+   */
+  HOST_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(2),
+  HOST_MIN_GAP_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+  HOST_MAX_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   /** Page reading (parse, structured document, CSS extractors) runs in this many worker threads (unset: 2, at most cores − 1). */
   PAGE_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   /** Time budget to read one page in a worker; over it the worker is terminated and the run fails. */

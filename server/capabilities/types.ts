@@ -181,6 +181,11 @@ export type TCapability<TInput = unknown, TResults = unknown> = {
   watchLines?: { description: string; guidance: string };
   /** Rules mode: a sample whose read-back lists `items` is drafted as a set with these member fields. */
   draftSet?: TSetDraft;
+  /**
+   * The host a call goes to, for politeness per host (docs/scheduling.md): calls to one host share its limit on
+   * requests in flight, its least gap and its Retry-After hold. Without it (or null) a call is not gated.
+   */
+  hostOf?(input: TInput, config: TCapabilityConfig): string | null;
   /** Refuses a target at the door (creating a tracker, binding in setup) with an AppError the person can act on. */
   checkTarget?(input: TInput, config: TCapabilityConfig): Promise<void>;
   /** Reads a stored result back (refreshes, replay, the page view). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZFeedParseSchema } from "@/contracts/feed-entry";
+import { hostOfUrl } from "../../lib/host-gate";
 import { assertPublicUrl } from "../check-public-url";
 import { completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope, TSetDraft } from "../types";
@@ -160,5 +161,6 @@ export const feedItems: TCapability<TFeedItemsInput, TFeedItemsOutput> = {
     "feed.items watches an RSS, Atom or JSON Feed as a set of entries (needs url; an address that answers a feed is read this way): changelogs, press releases, status pages, job openings — a new or removed entry is the news; each entry has title, link, published, updated, summary, author and categories.",
   draftSet: FEED_SET_DRAFT,
   checkTarget: (input, config) => assertPublicUrl(input.url, config.fetch),
+  hostOf: (input) => hostOfUrl(input.url),
   readBack: readFeedResult,
 };

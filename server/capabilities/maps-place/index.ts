@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hostOfUrl } from "../../lib/host-gate";
 import { completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
@@ -67,6 +68,8 @@ export const mapsPlace: TCapability<TMapsPlaceInput, TMapsPlaceOutput> = {
   identity: "place_id",
   drafterHint:
     "maps.place reads a Google Maps place (needs placeId): rating, review count, opening hours, price level, business status.",
+  // Every call goes to the Places API: its host is gated like any site's, which also keeps us under its default quota.
+  hostOf: (_input, config) => hostOfUrl(config.maps.baseUrl),
   readBack: (input, results) => {
     const r = (results ?? {}) as Partial<TMapsPlaceOutput>;
     const placeId = r.place?.placeId ?? input?.placeId;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { formatDistance } from "../../../contracts/definition/describe-set-rule";
 import { type TMapsSearchInput, ZLatLngSchema } from "../../../contracts/maps-search";
+import { hostOfUrl } from "../../lib/host-gate";
 import { completed, failedFrom } from "../envelope";
 import { mapsNotConfigured, type TPlacesRequest } from "../maps-place/places-client";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope, TSetDraft } from "../types";
@@ -147,5 +148,6 @@ export const mapsSearch: TCapability<TMapsSearchInput, TMapsSearchOutput> = {
   drafterHint:
     'maps.search watches a Google Maps search as a set of places (needs query: what and where, e.g. "coffee near 51.52,-0.08 within 2 km"): competitors nearby — a new place, one closed or gone, a rating move; each place has name, rating, review count, business status, price level, address and distanceMeters.',
   draftSet: SEARCH_SET_DRAFT,
+  hostOf: (_input, config) => hostOfUrl(config.maps.baseUrl),
   readBack: readSearchResult,
 };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isAppError } from "../../errors";
 import { extractTextInWorker } from "../../lib/file-text/extract-in-worker";
 import { extractionBudget } from "../../lib/file-text/extraction-budget";
+import { hostOfUrl } from "../../lib/host-gate";
 import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
@@ -139,5 +140,6 @@ export const webPdf: TCapability<TWebPdfInput, TWebPdfOutput> = {
       "A changed clause, date, figure or named term is material; a line that only moved to another page, or a reflowed line with the same words, is noise.",
   },
   checkTarget: (input, config) => assertPublicUrl(input.url, config.fetch),
+  hostOf: (input) => hostOfUrl(input.url),
   readBack: readWebResult,
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type TListingPlan, ZListingItemSchema, ZListingPlanSchema } from "../../../contracts/definition/listing-plan";
+import { hostOfUrl } from "../../lib/host-gate";
 import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
@@ -297,6 +298,7 @@ export const webScrape: TCapability<TWebScrapeInput, TWebScrapeOutput> = {
   drafterHint:
     "web.scrape reads a web page or JSON endpoint (needs url): its title, main text, prices, offers, availability and JSON-LD; CSS selectors read the HTML.",
   checkTarget: (input, config) => assertPublicUrl(input.url, config.fetch),
+  hostOf: (input) => hostOfUrl(input.url),
   readBack: readWebResult,
   pageView: true,
 };
