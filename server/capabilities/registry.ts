@@ -1,4 +1,6 @@
 import { AppError } from "../errors";
+import { hostOfUrl, type THostRefusal } from "../lib/host-gate";
+import { getHostGate } from "../lib/host-gate-instance";
 import type { TCapabilityConfig } from "./config";
 import { failed } from "./envelope";
 import { feedItems } from "./feed-items";
@@ -95,5 +97,53 @@ export async function executeCapability(
       details: { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
     });
   }
-  return capability.execute(parsed.data, ctx);
+  const host = capability.hostOf?.(parsed.data, ctx.config) ?? null;
+  if (!host) return capability.execute(parsed.data, ctx);
+  return executeAtHost(host, () => capability.execute(parsed.data, ctx), ctx.signal);
+}
+
+/**
+ * Politeness per host (docs/scheduling.md): the call waits for the host's turn (its limit on calls in flight and its
+ * least gap), or is refused without a request when the host asked us to wait or stayed busy too long — a retryable
+ * RATE_LIMITED, so the hot loop's backoff retries the tracker and the lane moves on. A 429/503 with Retry-After holds
+ * the host that answered it for every later call.
+ */
+async function executeAtHost(
+  host: string,
+  execute: () => Promise<TCapabilityEnvelope<unknown>>,
+  signal: AbortSignal | undefined,
+): Promise<TCapabilityEnvelope<unknown>> {
+  const gate = getHostGate();
+  const pass = await gate.acquire(host, signal);
+  if (!pass.ok) return refusedByHostGate(host, pass);
+  let envelope: TCapabilityEnvelope<unknown>;
+  try {
+    envelope = await execute();
+  } finally {
+    pass.release();
+  }
+  const details = envelope.error?.details;
+  const retryAfterMs = details?.retryAfterMs;
+  if (typeof retryAfterMs === "number" && (details?.httpStatus === 429 || details?.httpStatus === 503)) {
+    const answered = typeof details.url === "string" ? hostOfUrl(details.url) : null;
+    gate.hold(answered ?? host, retryAfterMs);
+  }
+  return envelope;
+}
+
+function refusedByHostGate(host: string, refusal: THostRefusal): TCapabilityEnvelope<unknown> {
+  if (refusal.reason === "aborted") return failed("ABORTED", `The call to ${host} was cancelled before it was sent.`);
+  if (refusal.reason === "held") {
+    const retryAt = new Date(refusal.until).toISOString();
+    return failed(
+      "RATE_LIMITED",
+      `${host} asked us to wait (429/503 with Retry-After): it may be asked again after ${retryAt}. No request was sent; it will be retried.`,
+      { retryable: true, details: { host, retryAt } },
+    );
+  }
+  return failed(
+    "RATE_LIMITED",
+    `${host} is busy with other trackers' requests (${refusal.inFlight} in flight, waited ${Math.round(refusal.waitedMs / 1000)} s). No request was sent; it will be retried.`,
+    { retryable: true, details: { host, busy: true } },
+  );
 }

@@ -49,13 +49,50 @@ export function describeNetworkError(err: NodeJS.ErrnoException, url: URL): Capa
   }
 }
 
-export function httpError(status: number, statusText: string, url: string): CapabilityFailure {
+/**
+ * The longest a host's Retry-After is believed: days ahead is a misconfiguration or a block, and the tracker's own
+ * failure backoff (up to 6 h) handles a host that keeps refusing; holding every tracker on it longer gains nothing.
+ */
+export const MAX_RETRY_AFTER_MS = 60 * 60_000;
+
+/**
+ * A Retry-After header (RFC 9110 §10.2.3: delay-seconds or an HTTP date) as ms from `now`, capped at
+ * MAX_RETRY_AFTER_MS; undefined for junk, a missing header, or a time already past.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    // Only the date forms HTTP allows (they all name a weekday or month), not whatever Date.parse guesses from.
+    if (!/^[A-Za-z]{3},? /.test(text) && !/^[A-Za-z]+day, /.test(text)) return undefined;
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  if (!Number.isFinite(ms) || ms <= 0) return undefined;
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/**
+ * An HTTP error status as a failure. A 429 or 503 with a Retry-After carries `details.retryAfterMs`: the host gate then
+ * holds that host for every tracker on it (docs/scheduling.md "Politeness per host").
+ */
+export function httpError(
+  status: number,
+  statusText: string,
+  url: string,
+  retryAfter?: string | null,
+): CapabilityFailure {
   const phrase = `${status} ${statusText}`.trim();
-  const details = { httpStatus: status, url };
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(retryAfter) : undefined;
+  const details = { httpStatus: status, url, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  const wait = retryAfterMs !== undefined ? `it asked us to wait ${Math.ceil(retryAfterMs / 1000)} s` : undefined;
   if (status === 429) {
     return new CapabilityFailure(
       "RATE_LIMITED",
-      `The page answered ${phrase}: the site is rate-limiting us. It will be retried later.`,
+      `The page answered ${phrase}: the site is rate-limiting us. ${wait ? `It ${wait.slice(3)}, then it will be retried.` : "It will be retried later."}`,
       true,
       details,
     );
@@ -63,7 +100,7 @@ export function httpError(status: number, statusText: string, url: string): Capa
   if (status >= 500) {
     return new CapabilityFailure(
       "HTTP_ERROR",
-      `The page answered ${phrase}. This is usually temporary on the site's side; it will be retried.`,
+      `The page answered ${phrase}. This is usually temporary on the site's side; ${wait ? `${wait}, then it will be retried.` : "it will be retried."}`,
       true,
       details,
     );

@@ -244,7 +244,7 @@ async function renderIn(
     if (mainBlocked) throw mainBlocked;
     if (!response) throw new CapabilityFailure("INVALID_RESPONSE", `${url} did not load in the browser.`, true);
     const status = response.status();
-    if (status >= 400) throw httpError(status, response.statusText(), page.url());
+    if (status >= 400) throw httpError(status, response.statusText(), page.url(), response.headers()["retry-after"]);
     const contentType = (response.headers()["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     if (contentType && contentType !== "text/html" && contentType !== "application/xhtml+xml") {
       throw new CapabilityFailure(

@@ -307,7 +307,12 @@ export async function safeFetch(
 
       if (status >= 400) {
         res.destroy(); // don't download an error page we will not read
-        throw httpError(status, res.statusMessage || STATUS_CODES[status] || "", url.href);
+        throw httpError(
+          status,
+          res.statusMessage || STATUS_CODES[status] || "",
+          url.href,
+          headerValue(res.headers["retry-after"]),
+        );
       }
       const validators = {
         etag: headerValue(res.headers.etag),
