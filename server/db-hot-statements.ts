@@ -29,7 +29,14 @@ export type THotDriver = {
   query<T extends TRow>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
 };
 
-const drivers = new WeakMap<object, THotDriver>();
+/*
+ * Kept on globalThis, like the client itself (db.ts): Next bundles server code more than once (instrumentation, route
+ * handlers, pages), and a module-level map would be one per bundle — a client attached in one would run every hot
+ * statement unnamed in the others.
+ */
+const hotGlobals = globalThis as { __bellwetherHotDrivers?: WeakMap<object, THotDriver> };
+hotGlobals.__bellwetherHotDrivers ??= new WeakMap<object, THotDriver>();
+const drivers = hotGlobals.__bellwetherHotDrivers;
 
 /** Beyond this many distinct statement texts per process, new texts run unnamed (bounded server-side state). */
 const MAX_NAMED = 64;
