@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { HostsSection } from "@/components/system/hosts-section";
 import { SchedulerSection } from "@/components/system/scheduler-section";
 import { DetailRow, DetailSection } from "@/components/ui/detail-list";
 import { PageHeader } from "@/components/ui/page-header";
@@ -92,6 +93,8 @@ export default async function SystemPage() {
         </DetailSection>
 
         <SchedulerSection scheduler={scheduler} />
+
+        <HostsSection hosts={scheduler.hosts} />
 
         <DetailSection title="About">
           <DetailRow label="Version" testId="system-version">

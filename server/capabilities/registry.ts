@@ -132,7 +132,8 @@ async function executeAtHost(
 }
 
 function refusedByHostGate(host: string, refusal: THostRefusal): TCapabilityEnvelope<unknown> {
-  if (refusal.reason === "aborted") return failed("ABORTED", `The call to ${host} was cancelled before it was sent.`);
+  if (refusal.reason === "aborted")
+    return failed("ABORTED", `The call to ${host} was cancelled before it was sent.`, { retryable: true });
   if (refusal.reason === "held") {
     const retryAt = new Date(refusal.until).toISOString();
     return failed(

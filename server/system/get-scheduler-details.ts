@@ -1,5 +1,6 @@
 import type { TDb } from "@/server/db";
 import { getSchedulerReport, type TSchedulerReport } from "@/server/triggers";
+import { getHostActivity, type THostActivity } from "./get-host-activity";
 
 /**
  * The System page's "Scheduler" section: the report, with where each scheduler runs and the counts over everyone's
@@ -8,6 +9,8 @@ import { getSchedulerReport, type TSchedulerReport } from "@/server/triggers";
 export type TSchedulerDetails = Omit<TSchedulerReport, "trackers" | "deliveries"> & {
   trackers: TSchedulerReport["trackers"] | null;
   deliveries: TSchedulerReport["deliveries"] | null;
+  /** This process's politeness per host: the busiest hosts and those backed off (host names for the owner only). */
+  hosts: THostActivity;
 };
 
 /**
@@ -20,9 +23,11 @@ export async function getSchedulerDetails(
   input: { viewer: { role: "owner" | "member" }; now?: Date },
 ): Promise<TSchedulerDetails> {
   const report = await getSchedulerReport(db, input.now ? { now: input.now } : {});
-  if (input.viewer.role === "owner") return report;
+  const hosts = getHostActivity(input);
+  if (input.viewer.role === "owner") return { ...report, hosts };
   return {
     ...report,
+    hosts,
     schedulers: report.schedulers.map((s) => ({ ...s, host: "", pid: 0 })),
     trackers: null,
     deliveries: null,

@@ -3,6 +3,7 @@ import type { TRefreshResult } from "@/server/intelligence/refresh";
 import { refreshTracker } from "@/server/intelligence/refresh";
 import { createHostGate } from "@/server/lib/host-gate";
 import { setHostGate } from "@/server/lib/host-gate-instance";
+import { getHostActivity } from "@/server/system/get-host-activity";
 import { runDueRefreshes } from "@/server/triggers";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -152,6 +153,11 @@ describe("politeness per host", { timeout: 90_000 }, () => {
     // ...while the tracker on another host went ahead.
     expect(during.results.get(onB)).toMatchObject({ status: "completed", outcome: "baseline" });
     expect(siteB.requests.length).toBe(sentToB + 1);
+    // /system shows the host backed off and the one asked (host names to the owner only).
+    const shown = getHostActivity({ viewer: { role: "owner" } });
+    expect(shown.held?.map((h) => h.host)).toEqual([new URL(siteA.url).host]);
+    expect(shown.busiest?.map((h) => h.host)).toContain(new URL(siteB.url).host);
+    expect(getHostActivity({ viewer: { role: "member" } })).toMatchObject({ busiest: null, held: null });
     // The refused runs back off like any retryable failure.
     const backedOff = await t.db.tracker.findMany({
       where: { id: { in: onA } },
