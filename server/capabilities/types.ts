@@ -107,6 +107,12 @@ export type TCapabilityContext = {
    * Not part of the input.
    */
   hashSalt?: string;
+  /**
+   * Cache validators of the last good read (web.scrape, refreshes only): sent as If-None-Match / If-Modified-Since on
+   * a plain fetch, and a 304 answers `notModified` with nothing downloaded or parsed (docs/refresh.md, "Conditional
+   * requests"). Not part of the input.
+   */
+  conditional?: { etag: string | null; lastModified: string | null };
 };
 
 /**

@@ -93,6 +93,26 @@ describe("statements per refresh", () => {
     expect(after.lastCheckedAt.getTime()).toBe(changedRun.finishedAt?.getTime());
   });
 
+  it("a 304 (validators sent, page not modified): the same floor, one read and one write", async () => {
+    // docs/refresh.md "Conditional requests": nothing downloaded or parsed, and no statement more than unchanged.
+    site.setPage("/floor-304", { body: priceBody("$10.00"), etag: '"floor"' });
+    const { tracker } = await createActiveTracker(t.db, {
+      capability: "web.scrape",
+      capabilityInput: { url: site.urlFor("/floor-304") },
+      definition,
+    });
+    expect((await refreshTracker(t.db, tracker.id, options())).outcome).toBe("baseline");
+    const notModified = await counted(() => refreshTracker(t.db, tracker.id, options()));
+    expect(notModified.value).toMatchObject({
+      outcome: "unchanged",
+      summary: "no change (not modified)",
+      modelCalls: 0,
+    });
+    expect(site.requests.at(-1)).toMatchObject({ path: "/floor-304", status: 304 });
+    expect(notModified.statements).toBeLessThanOrEqual(2);
+    expect(notModified.transactions).toBe(0);
+  });
+
   it("the cron path: the claim is the read, and unchanged trackers' writes share statements", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await trackerAt(`/cron-floor-${i}`, `$${i + 1}.00`));

@@ -5,7 +5,7 @@ import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
-import { ZStructuredDocumentSchema } from "./format-structured-document";
+import { formatStructuredDocument, ZStructuredDocumentSchema } from "./format-structured-document";
 import { hashStructuredDocument } from "./hash-structured-document";
 import { followListingPages, LISTING_MAX_ITEMS, type TListingRead } from "./listing/follow-pages";
 import type { TPageLimits } from "./page-limits";
@@ -97,6 +97,16 @@ export const ZWebScrapeOutputSchema = z.object({
    * not `document`, and `contentHash` is of them (read-back.ts).
    */
   listing: z.object({ items: z.array(ZListingItemSchema), pages: z.number().int(), truncated: z.boolean() }).optional(),
+  /**
+   * The cache validators of a plainly fetched page (not rendered, not a listing), for the next refresh's conditional
+   * request (ctx.conditional); absent when the page was rendered or is a listing.
+   */
+  validators: z.object({ etag: z.string().nullable(), lastModified: z.string().nullable() }).optional(),
+  /**
+   * The server answered 304 to ctx.conditional: nothing was downloaded or read, `document` is empty and must not be
+   * hashed — the caller's last read stands (docs/refresh.md, "Conditional requests").
+   */
+  notModified: z.literal(true).optional(),
 });
 export type TWebScrapeOutput = z.infer<typeof ZWebScrapeOutputSchema>;
 
@@ -121,7 +131,13 @@ function sniffKind(text: string): TBodyKind {
 
 export const WEB_SCRAPE = "web.scrape";
 
-type TBody = { text: string; finalUrl: string; status: number; contentType: string };
+type TBody = {
+  text: string;
+  finalUrl: string;
+  status: number;
+  contentType: string;
+  validators?: { etag: string | null; lastModified: string | null };
+};
 
 async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<TCapabilityEnvelope<TWebScrapeOutput>> {
   const startedAt = new Date();
@@ -142,15 +158,19 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       blocked: page.blocked.length,
     };
   };
-  const fetchPlain = (url: string): Promise<TBody> =>
+  // Validators go only on the tracked page's own plain fetch: a listing's first page says nothing of its next pages,
+  // and a rendered page is the browser's (docs/refresh.md, "Conditional requests").
+  const conditional = input.listing ? undefined : ctx.conditional;
+  const fetchPlain = (url: string, validators?: typeof conditional): Promise<TBody> =>
     safeFetch(url, config, {
       signal: ctx.signal,
       stats,
+      ...(validators ? { ifNoneMatch: validators.etag, ifModifiedSince: validators.lastModified } : {}),
       checkContentType: (mime) =>
         mime === "" || bodyKindOf(mime)
           ? undefined
           : `Refusing to read ${url}: not a web page (${mime}). web.scrape reads HTML, JSON and plain-text pages.`,
-    });
+    }).then((r) => ({ ...r, validators: { etag: r.etag, lastModified: r.lastModified } }));
   try {
     let body: TBody;
     let rendered: TWebScrapeOutput["render"];
@@ -166,8 +186,23 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
         ...(mode === "auto" ? { autoRender: true } : {}),
       };
     } else {
-      body = await fetchPlain(input.url);
+      body = await fetchPlain(input.url, conditional);
       rendered = { rendered: false };
+      if (body.status === 304) {
+        // Not modified: nothing downloaded, nothing parsed; the caller keeps what it read last time.
+        envelope = completed({
+          url: input.url,
+          finalUrl: body.finalUrl,
+          fetchedAt: startedAt.toISOString(),
+          status: 304,
+          contentType: "",
+          document: formatStructuredDocument({ kind: "text", text: "" }, body.finalUrl, { requestedUrl: input.url }),
+          render: rendered,
+          notModified: true,
+        });
+        await recordUsage(ctx, WEB_SCRAPE, input, envelope, stats, startedAt);
+        return envelope;
+      }
     }
     let kind = bodyKindOf(body.contentType) ?? sniffKind(body.text);
     const read = (b: TBody, k: TBodyKind, shellCheck: boolean) =>
@@ -223,6 +258,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
       render: rendered,
     };
     if (page.contentHash !== undefined) output.contentHash = page.contentHash;
+    if (!rendered.rendered && !input.listing && body.validators) output.validators = body.validators;
     if (kind === "json") output.json = json;
     if (kind === "html") {
       output.html = page.html ?? "";

@@ -1,7 +1,7 @@
 import type { TCheckOutcome } from "../../events";
 import { prepareEvent } from "../../events";
 import { storeCaptureSql } from "../../timeline";
-import { refreshSuccessSql } from "../tracker-store";
+import { refreshSuccessSql, type TPageValidators } from "../tracker-store";
 import type { THealthUpdate } from "./field-health";
 import type { TKeptCapture } from "./keep-capture";
 import { RefreshFailure } from "./refresh-failure";
@@ -23,6 +23,8 @@ export type TRunEnding = {
   writes: TTimelineWrites;
   /** A recorded change's materiality: `tracker.changed` rides in the write. */
   changed?: "material" | "notable" | null;
+  /** The page's new cache validators (page-validators.ts), kept by the same write; absent → kept as they were. */
+  validators?: TPageValidators | undefined;
 };
 
 /**
@@ -32,7 +34,7 @@ export type TRunEnding = {
  */
 export async function finishRun(
   ctx: TRunContext,
-  { keep, writes, changed, ...ending }: TRunEnding,
+  { keep, writes, changed, validators, ...ending }: TRunEnding,
 ): Promise<TRefreshResult> {
   const { db, options, tracker, steps } = ctx;
   // An unchanged run's write may join the claim loop's batch; one that stores or changes anything is its own.
@@ -66,6 +68,7 @@ export async function finishRun(
       scheduleMinutes: tracker.scheduleMinutes,
       now: run.finishedAt,
       fieldHealth: ending.health,
+      pageValidators: validators,
     }),
     run,
     ledger: ctx.ledger.entries,

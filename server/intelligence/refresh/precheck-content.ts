@@ -1,5 +1,6 @@
 import { documentFormatOfHash, hashStructuredDocument } from "../../capabilities";
 import { ensureEntity, findOrCarryEntity, getCurrentState } from "../../timeline";
+import type { TConditional } from "./page-validators";
 import type { TCapture } from "./read-capture";
 import type { TRunContext } from "./run-context";
 
@@ -60,4 +61,14 @@ export async function precheckContent(
     detail: reformatted ? "new document format" : state ? "changed" : "first run",
   });
   return { kind: "new", entityId: entity.id, contentHash, state, reformatted };
+}
+
+/**
+ * Step 3 for a 304 (docs/refresh.md "Conditional requests"): the server says the body is the one the validators named,
+ * whose read left `contentHash` in the entity's state under this definition version (page-validators.ts checked that
+ * before sending them) — unchanged, with nothing hashed, read or filled.
+ */
+export function precheckNotModified(ctx: TRunContext, conditional: TConditional): TPrecheck {
+  ctx.steps.record({ step: "precheck", status: "ok", ms: 0, detail: "unchanged (not modified)" });
+  return { kind: "unchanged", entityId: conditional.entityId, contentHash: conditional.contentHash };
 }

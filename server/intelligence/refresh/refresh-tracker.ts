@@ -19,7 +19,8 @@ import { judgeChanges } from "./judge-changes";
 import { keepCapture, startCaptureEncoding } from "./keep-capture";
 import { startHeartbeat } from "./keep-lease-alive";
 import { budgetCheck } from "./meter-model-calls";
-import { precheckContent } from "./precheck-content";
+import { conditionalFor, validatorsToKeep } from "./page-validators";
+import { precheckContent, precheckNotModified } from "./precheck-content";
 import { RefreshFailure } from "./refresh-failure";
 import { DEFAULT_LEASE_MS, type TRefreshOptions } from "./refresh-options";
 import { existingResult, type TRefreshResult } from "./refresh-result";
@@ -106,12 +107,31 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
 
   // The pre-check's salt: the same document under another definition version is new content.
   const hashSalt = `${trackerId}:v${version}`;
-  // 2. Crawl.
-  const capture = await crawlSource(ctx, { def, hashSalt });
+  // 2. Crawl, conditional when the last good read's validators may stand for it (page-validators.ts).
+  const crawl = await crawlSource(ctx, { def, hashSalt, conditional: conditionalFor(tracker, { def, version }) });
 
   // 3. Pre-check. Unchanged: the state stamp rides in the run's one final write; each field reads what it read last
-  // time, so a miss counts one more run (nothing is added to the write when every field reads).
+  // time, so a miss counts one more run (nothing is added to the write when every field reads). A 304 is unchanged
+  // without a download, a parse or a hash (docs/refresh.md "Conditional requests").
+  if (crawl.kind === "not-modified") {
+    return await finishRun(ctx, {
+      outcome: "unchanged",
+      summary: "no change (not modified)",
+      writes: stampWrites(precheckNotModified(ctx, crawl.conditional)),
+      health: carryFieldHealth(tracker.fieldHealth, ctx.missingAfter),
+    });
+  }
+  const capture = crawl.capture;
   const pre = await precheckContent(ctx, { capture, hashSalt });
+  // The 200's validators, kept by the final write with the state they describe (nothing added when unchanged).
+  const validators = def.set
+    ? undefined
+    : validatorsToKeep(tracker, {
+        version,
+        served: capture.validators,
+        entityId: pre.entityId,
+        contentHash: pre.contentHash,
+      });
   const models = options.models ?? { filler: getModel("filler"), judge: getModel("judge") };
   // A set with members missing but not yet gone counts this read too, unchanged or not (docs/sets.md).
   const settling = pre.kind === "unchanged" && def.set && capture.items ? pendingSetState(tracker, pre.entityId) : null;
@@ -136,6 +156,7 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
       summary: "no change",
       writes: stampWrites(pre),
       health: carryFieldHealth(tracker.fieldHealth, ctx.missingAfter),
+      validators,
     });
   }
   const { entityId, contentHash, state, reformatted } = pre;
@@ -159,6 +180,7 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
       writes: stampWrites({ entityId, contentHash }),
       keep: await keepCapture(encoded, { ...basis, decisions: {} }),
       health,
+      validators,
     });
   }
 
@@ -169,6 +191,7 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
       summary: `baseline recorded (${Object.keys(deltas).length} field(s))`,
       keep: await keepCapture(encoded, { ...basis, decisions: {} }),
       health,
+      validators,
       writes: baselineWrites({
         entityId,
         trackerId,
@@ -193,6 +216,7 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
     summary,
     keep: await keepCapture(encoded, { ...basis, decisions: decisions.byField, bound: decisions.bound }),
     health,
+    validators,
     writes: judgedWrites({
       userId: tracker.userId,
       entityId,

@@ -17,6 +17,7 @@ export * from "./get-tracker";
 export * from "./lease-and-load";
 export * from "./lock-definition";
 export * from "./next-run";
+export * from "./page-validators";
 export * from "./record-refresh-outcome";
 export * from "./remember-render-decision";
 export * from "./save-draft-definition";

@@ -6,6 +6,7 @@ import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 import { MEMBER_KEY_PREFIX } from "../../timeline";
 import { parseFieldHealth } from "./field-health-state";
+import { parsePageValidators } from "./page-validators";
 
 /**
  * The read of the refresh hot path (issue "Refresh at the floor"): ONE statement takes the tracker's lease
@@ -61,6 +62,8 @@ const ZLoadedRowSchema = z.object({
   consecutiveFailures: z.number().int(),
   /** Field health as the last run left it (docs/field-health.md); unparseable → null, as if none. */
   fieldHealth: jsonText.nullable().transform(parseFieldHealth),
+  /** web.scrape's validators for a conditional request (page-validators.ts); unparseable → null, as if none. */
+  pageValidators: jsonText.nullable().transform(parsePageValidators),
   /** The lease token this statement found (the holder when not acquired; the previous one when acquired). */
   holder: z.string().nullable(),
   acquired: z.boolean(),
@@ -102,7 +105,8 @@ export const LOADED_ENTITY_LIMIT = 16;
 export function bundleColumnsSql(): Prisma.Sql {
   return Prisma.sql`t."id", t."userId", t."decision", t."capability", t."capabilityInput"::text AS "capabilityInput",
     t."status"::text AS "status", t."lockedVersion", t."scheduleMinutes", t."consecutiveFailures",
-    t."fieldHealth"::text AS "fieldHealth", d."definition"::text AS "definition",
+    t."fieldHealth"::text AS "fieldHealth", t."pageValidators"::text AS "pageValidators",
+    d."definition"::text AS "definition",
     COALESCE((
       SELECT json_agg(e)::text FROM (
         SELECT te."id", te."entityKey", s."contentHash", s."fields"

@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { TFieldHealth } from "./field-health-state";
 import { computeNextRunAt } from "./next-run";
+import type { TPageValidators } from "./page-validators";
 
 type TFence = { trackerId: string; leaseToken: string };
 
@@ -19,6 +20,8 @@ export function refreshSuccessSql(
     now: Date;
     /** Field health after this run (docs/field-health.md); absent → kept as it was (an unchanged page reading all). */
     fieldHealth?: { health: TFieldHealth; attentionReason: string | null } | null | undefined;
+    /** web.scrape's validators of this run's 200 (docs/refresh.md "Conditional requests"); absent → kept as they were. */
+    pageValidators?: TPageValidators | undefined;
   },
 ): Prisma.Sql {
   const nextRunAt = computeNextRunAt({
@@ -31,9 +34,13 @@ export function refreshSuccessSql(
     ? Prisma.sql`, "fieldHealth" = ${JSON.stringify(input.fieldHealth.health)}::jsonb,
         "attentionReason" = ${input.fieldHealth.attentionReason}`
     : Prisma.empty;
+  // Validators ride in this same UPDATE: keeping them costs no statement of its own (docs/design.md §3).
+  const validators = input.pageValidators
+    ? Prisma.sql`, "pageValidators" = ${JSON.stringify(input.pageValidators)}::jsonb`
+    : Prisma.empty;
   return Prisma.sql`UPDATE "Tracker"
     SET "consecutiveFailures" = 0, "lastError" = NULL, "lastRunAt" = ${input.now}, "nextRunAt" = ${nextRunAt},
-        "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}${health}
+        "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}${health}${validators}
     WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
     RETURNING "id"`;
 }

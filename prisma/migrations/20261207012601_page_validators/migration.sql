@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Tracker" ADD COLUMN     "pageValidators" JSONB;
