@@ -169,10 +169,31 @@ export const ZTimelinePageSchema = z
 
 // ── operations ─────────────────────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * Every list of trackers is paged, newest first (createdAt, then id): GET /api/v1/trackers and tracker.list answer
+ * at most `limit` (100 unless asked, 500 at most) and say where to go on (docs/api.md, docs/trackers.md).
+ */
+export const TRACKERS_API_DEFAULT_LIMIT = 100;
+export const TRACKERS_API_MAX_LIMIT = 500;
+/** An opaque page cursor: a creation instant and an id, base64url. */
+export const TRACKERS_CURSOR_MAX = 200;
+const ZTrackersCursorSchema = z.string().max(TRACKERS_CURSOR_MAX).nullish();
+
 export const ZListTrackersRequestSchema = z.object({
   status: z.enum([...TRACKER_STATUSES, "failing", "needs_attention"]).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(TRACKERS_API_MAX_LIMIT)
+    .default(TRACKERS_API_DEFAULT_LIMIT)
+    .describe(`At most this many trackers (default ${TRACKERS_API_DEFAULT_LIMIT}, at most ${TRACKERS_API_MAX_LIMIT})`),
+  cursor: ZTrackersCursorSchema.describe("nextCursor of the previous page"),
 });
-export const ZListTrackersResponseSchema = z.object({ trackers: z.array(ZTrackerSummarySchema) });
+export const ZListTrackersResponseSchema = z.object({
+  trackers: z.array(ZTrackerSummarySchema),
+  nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last"),
+});
 
 /**
  * The create body's capability input and definition pass the edge as objects and are checked in full by the server:
@@ -326,13 +347,50 @@ export const ZDraftListItemSchema = z.object({
 });
 export type TDraftListItem = z.infer<typeof ZDraftListItemSchema>;
 
+/**
+ * The trackers page's "Show" choices (docs/trackers.md, "The trackers list"): current = not archived; failing and
+ * needs attention as the tracker page says them. Applied on the server with the search.
+ */
+export const TRACKER_LIST_FILTERS = [
+  "current",
+  "active",
+  "failing",
+  "needs_attention",
+  "paused",
+  "archived",
+  "all",
+] as const;
+export type TTrackerListFilter = (typeof TRACKER_LIST_FILTERS)[number];
+export const TRACKERS_PAGE_SIZE = 50;
+export const TRACKERS_PAGE_MAX = 100;
+export const TRACKERS_SEARCH_MAX = 200;
+
+/** tracker.listView: one page of the trackers page's list, filtered and searched on the server. */
+export const ZTrackersListRequestSchema = z.object({
+  show: z.enum(TRACKER_LIST_FILTERS).default("current"),
+  q: zText({ max: TRACKERS_SEARCH_MAX, label: "The search" })
+    .trim()
+    .optional()
+    .describe("Words in the decision or the target (address, place, search), case-insensitive"),
+  cursor: ZTrackersCursorSchema.describe("nextCursor of the previous page (same show and q)"),
+  limit: z.coerce.number().int().min(1).max(TRACKERS_PAGE_MAX).default(TRACKERS_PAGE_SIZE),
+});
+export type TTrackersListRequest = z.infer<typeof ZTrackersListRequestSchema>;
+
 export const ZTrackersListViewSchema = z.object({
   trackers: z.array(ZTrackerListItemSchema),
+  /** Draft trackers never locked, newest work first (the first page only, at most TRACKERS_PAGE_MAX). */
   drafts: z.array(ZDraftListItemSchema),
+  /** Trackers matching the filter and the search, over all pages. */
+  total: z.number().int(),
+  /** Trackers per filter, within the search (what the "Show" choices say). */
+  counts: z.record(z.enum(TRACKER_LIST_FILTERS), z.number().int()),
+  nextCursor: z.string().nullable(),
   /** The instant the view was read: relative times ("2 h ago") are computed from it on server and client alike. */
   asOf: z.date(),
 });
 export type TTrackersListView = z.infer<typeof ZTrackersListViewSchema>;
+export const ZTrackersListResponseSchema = ZTrackersListViewSchema;
 
 export const ZDiscardDraftRequestSchema = ZTrackerIdRequestSchema;
 export const ZDiscardDraftResponseSchema = z.object({ trackerId: z.string() });

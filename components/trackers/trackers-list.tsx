@@ -1,21 +1,23 @@
 "use client";
 
 import Link from "next/link";
-import { buttonPrimary } from "@/components/ui/button-styles";
+import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import { BulkActions, BulkNotices } from "./bulk-actions";
+import { formatCount, listHref } from "./tracker-filters";
 import { TrackerRow } from "./tracker-row";
 import { TrackersToolbar } from "./trackers-toolbar";
 import { useTrackersList } from "./use-trackers-list";
 
 /**
- * The trackers page: every tracker with what its source says now and its last material change (select several to
- * pause, resume or archive them), then the unfinished setups apart (Resume / Discard). Prefetched on the server, so the
- * first paint has the content (app/trackers/page.tsx).
+ * The trackers page: the trackers the address asks for (`?show=…&q=…`), a page at a time with "Load more", each with
+ * what its source says now and its last material change (select several to pause, resume or archive them), then the
+ * unfinished setups apart (Resume / Discard). The first page is prefetched on the server with the same input, so the
+ * first paint has the content and it reads without JavaScript (app/trackers/page.tsx; docs/trackers.md).
  */
 export function TrackersList() {
   const view = useTrackersList();
-  const { list, bulk, shown, chosen } = view;
+  const { list, bulk, shown, chosen, first, params } = view;
 
   if (list.isPending) {
     return (
@@ -27,14 +29,16 @@ export function TrackersList() {
       </div>
     );
   }
-  if (list.isError) {
+  if (list.isError || !first) {
     return (
       <p role="alert" className="text-red-700 dark:text-red-400">
-        Could not load trackers: {list.error.message}
+        Could not load trackers: {list.error?.message ?? "no answer"}
       </p>
     );
   }
-  const { trackers, drafts, asOf } = list.data;
+  const { drafts, asOf, counts, total } = first;
+  const nextCursor = list.data.pages.at(-1)?.nextCursor ?? null;
+  const searching = params.q !== "";
 
   const status = (
     <p role="status" aria-live="polite" className="sr-only">
@@ -42,7 +46,7 @@ export function TrackersList() {
     </p>
   );
 
-  if (trackers.length === 0 && drafts.length === 0) {
+  if (!searching && !params.after && counts.all === 0 && drafts.length === 0) {
     return (
       <>
         {status}
@@ -69,7 +73,7 @@ export function TrackersList() {
             New tracker
           </Link>
         </div>
-        {trackers.length === 0 ? (
+        {!searching && counts.all === 0 ? (
           <p className="text-sm text-stone-600 dark:text-stone-400">
             No tracker is running yet: resume an unfinished setup below and lock it, or{" "}
             <Link href="/trackers/new" className="underline">
@@ -80,8 +84,9 @@ export function TrackersList() {
         ) : (
           <>
             <TrackersToolbar
-              filter={view.filter}
-              onFilter={view.chooseFilter}
+              params={params}
+              counts={counts}
+              onChoose={view.choose}
               shownCount={shown.length}
               chosenCount={chosen.length}
               allChosen={view.allChosen}
@@ -102,9 +107,18 @@ export function TrackersList() {
             <BulkNotices refused={bulk.data?.refused} error={bulk.isError ? bulk.error : null} />
 
             {shown.length === 0 ? (
-              <p className="text-sm text-stone-600 dark:text-stone-400">No trackers match this filter.</p>
+              <p className="text-sm text-stone-600 dark:text-stone-400" data-testid="trackers-no-match">
+                {searching ? <>No tracker matches “{params.q}” here. </> : <>No trackers match this filter. </>}
+                {params.show !== "all" || searching ? (
+                  <Link href={listHref({ show: "all", q: "" })} className="underline">
+                    Show all trackers
+                  </Link>
+                ) : null}
+              </p>
             ) : (
-              <ul className="divide-y divide-stone-200 rounded-xl border border-stone-200 bg-white dark:divide-stone-800 dark:border-stone-800 dark:bg-stone-900">
+              <ul
+                className={`divide-y divide-stone-200 rounded-xl border border-stone-200 bg-white dark:divide-stone-800 dark:border-stone-800 dark:bg-stone-900 ${list.isPlaceholderData ? "opacity-60" : ""}`}
+              >
                 {shown.map((t) => (
                   <TrackerRow
                     key={t.id}
@@ -116,6 +130,31 @@ export function TrackersList() {
                 ))}
               </ul>
             )}
+            <div className="flex flex-wrap items-center gap-3 text-sm">
+              <p className="text-stone-600 dark:text-stone-400" data-testid="trackers-shown-count">
+                Showing {formatCount(shown.length)} of {formatCount(total)}
+                {params.after ? " (from an earlier page on)" : ""}
+              </p>
+              {nextCursor ? (
+                // A link to the next page for a browser without JavaScript; with it, the next page is added below.
+                <a
+                  href={listHref({ ...params, after: nextCursor })}
+                  className={buttonSecondary}
+                  aria-disabled={list.isFetchingNextPage}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    if (!list.isFetchingNextPage) void list.fetchNextPage();
+                  }}
+                >
+                  {list.isFetchingNextPage ? "Loading…" : "Load more"}
+                </a>
+              ) : null}
+              {params.after ? (
+                <Link href={listHref({ ...params, after: null })} className="underline">
+                  Back to the newest
+                </Link>
+              ) : null}
+            </div>
           </>
         )}
       </section>

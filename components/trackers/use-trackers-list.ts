@@ -1,23 +1,34 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
-import { matches, type TFilter } from "./tracker-filters";
+import { listHref, listInput, readListParams, type TFilter } from "./tracker-filters";
 
 /**
- * The trackers page's state: the list (prefetched on the server), the filter, the selection and the bulk status
- * change with its archive confirmation, and the line a screen reader hears after an action.
+ * The trackers page's state: the view the address asks for (`?show=…&q=…`, docs/trackers.md "Paging, search and
+ * filters"), its pages (the first prefetched on the server with the same input), the selection among the trackers
+ * shown and the bulk status change with its archive confirmation, and the line a screen reader hears after an action.
  */
 export function useTrackersList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [filter, setFilter] = useState<TFilter>("current");
+  const search = useSearchParams();
+  const params = readListParams((name) => search.get(name));
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirmArchive, setConfirmArchive] = useState(false);
   const [announcement, setAnnouncement] = useState("");
   const archiveConfirmRef = useRef<HTMLButtonElement>(null);
-  const list = useQuery(trpc.tracker.listView.queryOptions());
+  const list = useInfiniteQuery({
+    ...trpc.tracker.listView.infiniteQueryOptions(listInput(params), {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      // ?after=… is the no-JavaScript "Load more": that page, read on the server.
+      initialCursor: params.after,
+    }),
+    // A new filter or search keeps the list on screen until its answer comes.
+    placeholderData: keepPreviousData,
+  });
   const bulk = useMutation(
     trpc.tracker.setStatusMany.mutationOptions({
       onSuccess: (result, input) => {
@@ -34,7 +45,9 @@ export function useTrackersList() {
     if (confirmArchive) archiveConfirmRef.current?.focus();
   }, [confirmArchive]);
 
-  const shown = (list.data?.trackers ?? []).filter((t) => matches(t, filter));
+  const pages = list.data?.pages ?? [];
+  const first = pages[0];
+  const shown = pages.flatMap((p) => p.trackers);
   const chosen = shown.filter((t) => selected.has(t.id));
   const allChosen = shown.length > 0 && chosen.length === shown.length;
 
@@ -48,18 +61,20 @@ export function useTrackersList() {
   const setAll = (on: boolean) => setSelected(on ? new Set(shown.map((t) => t.id)) : new Set());
   const act = (status: "active" | "paused" | "archived") =>
     bulk.mutate({ trackerIds: chosen.map((t) => t.id), status });
-  // Another filter starts a new selection.
-  const chooseFilter = (next: TFilter) => {
-    setFilter(next);
+  // Another filter or search is another address (linkable; Back returns to the last one) and starts a new selection.
+  // history.pushState keeps Next's useSearchParams in step without a server round trip: the client reads the page.
+  const choose = (next: { show: TFilter; q: string }) => {
+    window.history.pushState(null, "", listHref({ show: next.show, q: next.q.trim() }));
     setSelected(new Set());
     setConfirmArchive(false);
   };
 
   return {
     list,
+    params,
+    first,
     bulk,
-    filter,
-    chooseFilter,
+    choose,
     selected,
     shown,
     chosen,

@@ -147,7 +147,7 @@ const PROCEDURES: Record<string, TAccess> = {
   "system.heartbeat": { kind: "own-scope", input: () => ({ intervalMs: 1000 }) },
   "user.me": { kind: "own-scope" },
   "tracker.list": { kind: "own-scope" },
-  "tracker.listView": { kind: "own-scope" },
+  "tracker.listView": { kind: "own-scope", input: () => ({ show: "all" }) },
   "tracker.discardDraft": { kind: "owned", input: () => ({ trackerId: mine.trackerId }) },
   "tracker.unfinishedSetups": { kind: "own-scope" },
   "tracker.discardSetup": { kind: "owned", input: () => ({ sessionId: mine.sessionId }) },

@@ -38,7 +38,8 @@ import {
   ZTrackerIdRequestSchema,
   ZTrackerOverviewSchema,
   ZTrackerSummarySchema,
-  ZTrackersListViewSchema,
+  ZTrackersListRequestSchema,
+  ZTrackersListResponseSchema,
 } from "@/contracts/trackers";
 import {
   discardDraft,
@@ -70,12 +71,11 @@ import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 /** Inputs and outputs are the shared contracts (contracts/trackers.ts) the public REST API validates with too. */
 export const trackerRouter = createTRPCRouter({
+  /** The first `limit` trackers (default 100, at most 500) after `cursor`; GET /api/v1/trackers also says nextCursor. */
   list: protectedProcedure
     .input(ZListTrackersRequestSchema.optional())
     .output(z.array(ZTrackerSummarySchema))
-    .query(({ ctx, input }) =>
-      listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...(input?.status ? { status: input.status } : {}) }),
-    ),
+    .query(({ ctx, input }) => listTrackerSummaries(ctx.db, { userId: ctx.user.id, ...input })),
 
   /** Unfinished setups (new drafts, edits of live trackers, conversations without an address): /trackers and /trackers/new. */
   unfinishedSetups: protectedProcedure
@@ -87,10 +87,11 @@ export const trackerRouter = createTRPCRouter({
     .input(z.object({ sessionId: z.string().min(1).max(100) }))
     .mutation(({ ctx, input }) => discardUnfinishedSetup(ctx.db, { userId: ctx.user.id, sessionId: input.sessionId })),
 
-  /** The trackers page: drafts apart, and each tracker with its current values and last material change. */
+  /** The trackers page, a page at a time: filtered and searched on the server, with counts; drafts apart. */
   listView: protectedProcedure
-    .output(ZTrackersListViewSchema)
-    .query(({ ctx }) => getTrackersList(ctx.db, { userId: ctx.user.id })),
+    .input(ZTrackersListRequestSchema.optional())
+    .output(ZTrackersListResponseSchema)
+    .query(({ ctx, input }) => getTrackersList(ctx.db, { userId: ctx.user.id, ...input })),
 
   get: protectedProcedure
     .input(ZGetTrackerRequestSchema)
