@@ -2,6 +2,7 @@ import "../../scripts/require-node.mjs"; // first: refuse to run on another Node
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { adapterBenchmark } from "./adapter.bench";
+import { claimScaleBenchmark } from "./claim-scale.bench";
 import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
@@ -30,6 +31,7 @@ const BENCHMARKS: TBenchmark[] = [
   renderBenchmark,
   replayBenchmark,
   schedulerBenchmark,
+  claimScaleBenchmark,
 ];
 
 function gitRevision(): string {
