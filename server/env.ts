@@ -93,7 +93,8 @@ const ZEnvObjectSchema = z.object({
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
   /**
    * Politeness per host (docs/scheduling.md): calls to one host in flight at once, the least gap between the starts of
-   * two calls to it, and how long a call waits for its turn before it is answered "busy" (the refresh retries later).
+   * two calls to it, and how long a waiting call stays while no call to that host starts or ends before it is answered
+   * "busy" (the refresh retries later).
    */
   HOST_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(2),
   HOST_MIN_GAP_MS: z.coerce.number().int().min(0).max(60_000).default(250),

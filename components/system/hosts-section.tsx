@@ -24,8 +24,8 @@ export function HostsSection({ hosts }: { hosts: TSchedulerDetails["hosts"] }) {
         {plural(settings.maxInFlight, "request")} in flight per host at most, starting at least{" "}
         {seconds(settings.minGapMs)} apart
         <span className={hint}>
-          a call waits up to {seconds(settings.maxWaitMs)} for its turn, then its tracker retries later
-          (HOST_MAX_IN_FLIGHT, HOST_MIN_GAP_MS, HOST_MAX_WAIT_MS)
+          a call waiting for its turn gives up after {seconds(settings.maxWaitMs)} with the host not moving; its tracker
+          retries later (HOST_MAX_IN_FLIGHT, HOST_MIN_GAP_MS, HOST_MAX_WAIT_MS)
         </span>
       </DetailRow>
       {busiest && held ? (

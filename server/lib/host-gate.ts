@@ -3,8 +3,9 @@
  * least `minGapMs` between the starts of two calls to it, and a host that asked us to wait (429/503 + Retry-After) is
  * not asked again before then. In-process: each process keeps its own gate (the docs say how it would span workers).
  *
- * A call waits for its turn at most `maxWaitMs`, then is answered "busy": a scheduler lane never sits behind one slow
- * host for long, whatever the other lanes drew. A call during a hold is answered "held" at once, with no wait.
+ * A call waits for its turn while the host moves; once it has waited `maxWaitMs` with no call to that host starting or
+ * ending, it is answered "busy": a scheduler lane never sits behind a stuck host for long, whatever the other lanes
+ * drew, while a long queue behind a host that answers keeps its turns. A call during a hold is answered "held" at once.
  */
 
 export type THostGateClock = {
@@ -16,6 +17,7 @@ export type THostGateClock = {
 export type THostGateOptions = {
   maxInFlight: number;
   minGapMs: number;
+  /** How long a waiting call stays when its host makes no progress (no call to it starts or ends). */
   maxWaitMs: number;
   /** Longest a Retry-After may hold a host (absurd values are capped). */
   maxHoldMs?: number;
@@ -75,6 +77,8 @@ type THostState = {
   inFlight: number;
   lastStartAt: number;
   holdUntil: number;
+  /** When a call to it last started or ended: a waiter gives up only after maxWaitMs without this moving. */
+  progressAt: number;
   waiters: TWaiter[];
   /** Start times within the last minute, oldest first (≤ 60 000 / minGapMs entries). */
   starts: number[];
@@ -93,7 +97,15 @@ export function createHostGate(options: THostGateOptions): THostGate {
   const stateOf = (host: string): THostState => {
     let state = hosts.get(host);
     if (!state) {
-      state = { inFlight: 0, lastStartAt: -Infinity, holdUntil: 0, waiters: [], starts: [], wake: undefined };
+      state = {
+        inFlight: 0,
+        lastStartAt: Number.NEGATIVE_INFINITY,
+        holdUntil: 0,
+        progressAt: Number.NEGATIVE_INFINITY,
+        waiters: [],
+        starts: [],
+        wake: undefined,
+      };
       hosts.set(host, state);
     }
     return state;
@@ -116,6 +128,7 @@ export function createHostGate(options: THostGateOptions): THostGate {
   const start = (state: THostState, now: number): THostPass => {
     state.inFlight++;
     state.lastStartAt = now;
+    state.progressAt = now;
     state.starts.push(now);
     trim(state, now);
     let released = false;
@@ -125,6 +138,7 @@ export function createHostGate(options: THostGateOptions): THostGate {
         if (released) return;
         released = true;
         state.inFlight--;
+        state.progressAt = clock.now();
         pump(state);
       },
     };
@@ -176,10 +190,14 @@ export function createHostGate(options: THostGateOptions): THostGate {
           state.waiters.splice(index, 1);
           settle(waiter, answer);
         };
-        waiter.timer = clock.setTimeout(
-          () => leave({ ok: false, reason: "busy", inFlight: state.inFlight, waitedMs: clock.now() - waiter.since }),
-          maxWaitMs,
-        );
+        // Busy once it has waited maxWaitMs with the host not moving; each start or end gives it maxWaitMs more.
+        const check = () => {
+          const stillMs = clock.now() - Math.max(waiter.since, state.progressAt);
+          if (stillMs >= maxWaitMs)
+            leave({ ok: false, reason: "busy", inFlight: state.inFlight, waitedMs: clock.now() - waiter.since });
+          else waiter.timer = clock.setTimeout(check, maxWaitMs - stillMs);
+        };
+        waiter.timer = clock.setTimeout(check, maxWaitMs);
         if (signal) {
           waiter.signal = signal;
           waiter.onAbort = () => leave({ ok: false, reason: "aborted" });

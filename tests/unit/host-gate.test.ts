@@ -142,6 +142,27 @@ describe("host gate", () => {
     expect(gate.report().busiest[0]).toMatchObject({ host: "slow.test", inFlight: 1, waiting: 0 });
   });
 
+  it("keeps a long queue waiting while its host moves: busy means the host stood still for maxWaitMs", async () => {
+    const clock = manualClock();
+    const gate = createHostGate({ maxInFlight: 1, minGapMs: 0, maxWaitMs: 1000, clock });
+    let current = await gate.acquire("a.test");
+    const queue = [0, 1, 2].map(() => watch(gate.acquire("a.test")));
+    // Each answer takes 800 ms: the last in the queue waits 2.4 s, far over maxWaitMs, and still gets its turn.
+    for (const waiting of queue) {
+      await clock.advance(800);
+      if (current.ok) current.release();
+      await flush();
+      expect(waiting.value?.ok).toBe(true);
+      current = waiting.value as THostPass;
+    }
+    // A host that stops answering: the next caller gives up after maxWaitMs of nothing moving.
+    const stuck = watch(gate.acquire("a.test"));
+    await clock.advance(999);
+    expect(stuck.value).toBeUndefined();
+    await clock.advance(1);
+    expect(stuck.value).toMatchObject({ ok: false, reason: "busy", waitedMs: 1000 });
+  });
+
   it("lets an aborted caller leave the queue", async () => {
     const clock = manualClock();
     const gate = createHostGate({ maxInFlight: 1, minGapMs: 0, maxWaitMs: 5000, clock });
