@@ -38,7 +38,8 @@ const ROWS: TBenchChoiceFlag<(typeof ROW_CHOICES)[number]> = {
   env: "BENCH_CLAIM_ROWS",
   default: "100000",
   choices: ROW_CHOICES,
-  description: "tracker rows, one throw-away database per size, side by side (the 1M step adds ~2–3 min)",
+  description:
+    "tracker rows, one throw-away database per size, side by side (the 1M step: ~11 min on a loaded 2-core machine, mostly the fill)",
 };
 const DUE: TBenchFlag = {
   name: "claim-due",
