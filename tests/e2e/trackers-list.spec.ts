@@ -5,7 +5,8 @@ import { site } from "./fixtures";
 /**
  * The trackers list (docs/trackers.md, "The trackers list"), at desktop and phone widths: unfinished setups listed apart with clean
  * titles, Resume opening the setup chat where it stopped, Discard (confirmed) removing one; active trackers showing
- * what their source says now and their last material change, formatted; bulk archive. The app's database is shared
+ * what their source says now and their last material change, formatted; bulk archive; a linked view (`?show=…&q=…`)
+ * paged with "Load more", searched from the form, and read without JavaScript. The app's database is shared
  * with the other specs, so every assertion is scoped to this test's own rows (a run tag in every title).
  */
 
@@ -157,7 +158,8 @@ for (const viewport of [
       await bulk.getByRole("button", { name: "Archive 2" }).click();
       await expect(page.getByRole("status").filter({ hasText: "archived" })).toHaveText("2 trackers archived.");
       await expect(page.locator(`[data-tracker-id="${first}"], [data-tracker-id="${second}"]`)).toHaveCount(0);
-      await page.getByLabel("Show").selectOption({ label: "Archived" });
+      await page.getByLabel("Show").selectOption("archived");
+      await expect(page).toHaveURL(/\/trackers\?show=archived$/);
       for (const id of [first, second]) {
         await expect(
           page.locator(`[data-testid="tracker-row"][data-tracker-id="${id}"]`).getByTestId("tracker-status"),
@@ -167,3 +169,80 @@ for (const viewport of [
     });
   });
 }
+
+test("a view by its address: search and filter in the URL, 50 a page with Load more, and without JavaScript", async ({
+  page,
+  browser,
+}) => {
+  const tag = `paged${Date.now().toString(36)}`;
+  const auth = { authorization: `Bearer ${await createToken(page.request)}` };
+  const ids: string[] = [];
+  // 52 trackers that match the search (made through the API, no refresh needed), and one that does not.
+  for (let i = 0; i < 53; i++) {
+    const created = await page.request.post("/api/v1/trackers", {
+      headers: auth,
+      data: {
+        decision: i === 52 ? `Unrelated ${Date.now()}` : `Is ${tag} item ${i} cheaper?`,
+        capability: "web.scrape",
+        capabilityInput: { url: site.urlFor(`/e2e-${tag}/${i}`) },
+        definition,
+      },
+    });
+    expect(created.status()).toBe(201);
+    ids.push((await created.json()).tracker.id as string);
+  }
+  const paused = await page.request.put(`/api/v1/trackers/${ids[3]}/status`, {
+    headers: auth,
+    data: { status: "paused" },
+  });
+  expect(paused.status()).toBe(200);
+
+  const rows = page.getByTestId("tracker-row");
+  await page.goto(`/trackers?show=all&q=${tag}`);
+  await expect(page.getByRole("searchbox", { name: "Search" })).toHaveValue(tag);
+  await expect(rows).toHaveCount(50);
+  await expect(page.getByTestId("trackers-shown-count")).toHaveText("Showing 50 of 52");
+  // The newest first: item 51 heads the list.
+  await expect(rows.first()).toContainText(`Is ${tag} item 51 cheaper?`);
+  await page.getByRole("link", { name: "Load more" }).click();
+  await expect(rows).toHaveCount(52);
+  await expect(page.getByTestId("trackers-shown-count")).toHaveText("Showing 52 of 52");
+  await expect(page.getByRole("link", { name: "Load more" })).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`/trackers\\?show=all&q=${tag}$`));
+
+  // The filter narrows the same search, and its count is in the choice.
+  await page.getByLabel("Show").selectOption("paused");
+  await expect(page).toHaveURL(new RegExp(`/trackers\\?show=paused&q=${tag}$`));
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(`Is ${tag} item 3 cheaper?`);
+  await expect(page.getByLabel("Show").locator("option:checked")).toHaveText("Paused (1)");
+
+  // The search form, by keyboard: type and press Enter; nothing matches → the empty state says so.
+  const search = page.getByRole("searchbox", { name: "Search" });
+  await search.fill(`${tag}-nothing`);
+  await search.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/trackers\\?show=paused&q=${tag}-nothing$`));
+  await expect(page.getByTestId("trackers-no-match")).toContainText(`No tracker matches “${tag}-nothing”`);
+  await page.goBack();
+  await expect(rows).toHaveCount(1);
+
+  // Without JavaScript: the server renders the linked view; Load more is a link to the next page.
+  const context = await browser.newContext({
+    baseURL: test.info().project.use.baseURL,
+    javaScriptEnabled: false,
+    storageState: await page.context().storageState(),
+  });
+  const plain = await context.newPage();
+  await plain.goto(`/trackers?show=all&q=${tag}`);
+  await expect(plain.getByTestId("tracker-row")).toHaveCount(50);
+  await expect(plain.getByTestId("trackers-shown-count")).toHaveText("Showing 50 of 52");
+  await plain.getByRole("link", { name: "Load more" }).click();
+  await expect(plain).toHaveURL(/after=/);
+  await expect(plain.getByTestId("tracker-row")).toHaveCount(2);
+  await expect(plain.getByTestId("tracker-row").last()).toContainText(`Is ${tag} item 0 cheaper?`);
+  // The form submits to the same address without JavaScript.
+  await plain.getByRole("searchbox", { name: "Search" }).fill(`${tag} item 7 `);
+  await plain.getByRole("button", { name: "Search" }).click();
+  await expect(plain.getByTestId("tracker-row")).toHaveCount(1);
+  await context.close();
+});

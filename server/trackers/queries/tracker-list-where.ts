@@ -78,7 +78,9 @@ export function afterTrackerCursorWhere(cursor: string | null | undefined): Pris
     throw new AppError("BAD_REQUEST", "That trackers cursor is not valid; reload the list from the start.");
   }
   const createdAt = new Date(parsed.c);
-  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: parsed.i } }] };
+  // `createdAt <= c` on its own lets PostgreSQL start the (userId, createdAt) index scan at the cursor (an OR alone
+  // is only a filter: the scan would read every newer row again, EXPLAIN at 10,000 rows).
+  return { createdAt: { lte: createdAt }, OR: [{ createdAt: { lt: createdAt } }, { id: { lt: parsed.i } }] };
 }
 
 /** Reads limit + 1 rows to know whether there is a next page; returns the page and its cursor. */
