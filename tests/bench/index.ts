@@ -13,6 +13,7 @@ import { renderBenchmark } from "./render.bench";
 import { replayBenchmark } from "./replay.bench";
 import { schedulerBenchmark } from "./scheduler.bench";
 import { setBenchmark } from "./set.bench";
+import { trackersListBenchmark } from "./trackers-list.bench";
 
 /**
  * `npm run bench [-- <name>…] [--flag value…]` runs every benchmark (or the named ones) in this process
@@ -32,6 +33,7 @@ const BENCHMARKS: TBenchmark[] = [
   replayBenchmark,
   schedulerBenchmark,
   claimScaleBenchmark,
+  trackersListBenchmark,
 ];
 
 function gitRevision(): string {
