@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { TimeZoneProvider } from "@/components/format/time-zone";
 import { TRPCReactProvider } from "@/components/providers/trpc-provider";
 import { SiteHeader } from "@/components/shell/site-header";
-import { getPageUser, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
+import { getPageTimeZone, getPageUser, HydrateClient, prefetch, trpc } from "@/server/api/rsc";
 import { getEnv } from "@/server/env";
 import "./globals.css";
 
@@ -16,7 +17,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // so configuration is read at run time and `next build` never opens the database (and Next can put the
   // proxy's CSP nonce on its scripts). Signed out (sign-in, first run), the header shows the name only.
   const user = await getPageUser();
-  if (user) await prefetch(trpc.system.status.queryOptions());
+  // Every time on every page is written in the person's zone from the first paint (docs/feed.md, "Time zone").
+  const [timeZone] = await Promise.all([getPageTimeZone(), user ? prefetch(trpc.system.status.queryOptions()) : null]);
   const serverUrl = `http://127.0.0.1:${getEnv().PORT}/api/trpc`;
 
   return (
@@ -30,10 +32,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         </a>
         <TRPCReactProvider serverUrl={serverUrl}>
           <HydrateClient>
-            <SiteHeader user={user ? { name: user.name, email: user.email } : null} />
-            <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-10 focus:outline-none">
-              {children}
-            </main>
+            <TimeZoneProvider zone={timeZone.zone} cookie={timeZone.cookie}>
+              <SiteHeader user={user ? { name: user.name, email: user.email } : null} />
+              <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-10 focus:outline-none">
+                {children}
+              </main>
+            </TimeZoneProvider>
           </HydrateClient>
         </TRPCReactProvider>
       </body>

@@ -1,10 +1,10 @@
 "use client";
 
 import { Component, type ReactNode } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { SlotsContext } from "./feed-registry";
 import { FeedSpecView } from "./feed-spec-view";
-import { FeedTime } from "./feed-time";
 
 /** If a spec still breaks at render time, the card degrades to the plain version instead of the page. */
 class CardBoundary extends Component<{ fallback: ReactNode; children: ReactNode }, { failed: boolean }> {
@@ -23,7 +23,7 @@ function PlainCard({ item }: { item: TFeedItem }) {
     <div className="flex flex-col gap-1">
       <h2 className="text-base font-semibold">{title}</h2>
       <p className="text-sm text-stone-600 dark:text-stone-400">
-        <FeedTime value={item.timestamp} />
+        <LocalTime value={item.timestamp} />
       </p>
     </div>
   );

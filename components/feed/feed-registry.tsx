@@ -2,11 +2,11 @@
 
 import { createContext, type ReactNode, useContext } from "react";
 import type { z } from "zod";
+import { LocalTime, useFormatInstant } from "@/components/format/local-time";
 import { formatAgo } from "@/components/trackers/format";
 import type { feedCatalog } from "@/contracts/feed-catalog";
 import type { TFeedSlot } from "@/contracts/feed-item";
 import { feedHref } from "@/contracts/feed-link";
-import { FeedTime, useFormatInFeedZone } from "./feed-time";
 
 /*
  * The feed's components for the browser. Only the catalog's TYPES come from contracts/feed-catalog.ts: its zod
@@ -82,7 +82,7 @@ function BriefingText({ lines, slot }: TPropsOf<"Briefing">) {
  */
 function When({ at, prefix }: { at: string; prefix?: string | null | undefined }) {
   const asOf = useContext(FeedAsOfContext);
-  const format = useFormatInFeedZone();
+  const format = useFormatInstant();
   const value = new Date(at);
   if (Number.isNaN(value.getTime())) return null;
   return (
@@ -337,7 +337,7 @@ export const feedRegistry: TFeedRegistry = {
     <div className="flex flex-col">
       <span className="font-medium">{props.title}</span>
       <span className={`text-sm ${MUTED}`}>
-        <FeedTime value={props.start} />
+        <LocalTime value={props.start} />
         {props.location ? ` · ${props.location}` : ""}
       </span>
     </div>

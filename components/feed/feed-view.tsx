@@ -2,14 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonSecondary } from "@/components/ui/button-styles";
 import { EmptyState } from "@/components/ui/empty-state";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { FeedCard } from "./feed-card";
 import { FeedAsOfContext } from "./feed-registry";
-import { FeedTimeZoneContext } from "./feed-time";
 
 const SOURCE_NAMES: Record<string, string> = {
   trackers: "Trackers",
@@ -29,28 +28,7 @@ function groupRuns(items: TFeedItem[]): { key: string; items: TFeedItem[]; group
   return runs;
 }
 
-export type TFeedViewProps = {
-  /** The zone the feed's times are shown in (the page resolves it: Settings, else the browser's cookie, else UTC). */
-  timeZone: string;
-  /** The cookie that tells the server the browser's zone, and what it holds now (null: not set yet). */
-  zoneCookie: { name: string; value: string | null };
-};
-
-/**
- * Stores the browser's zone in its cookie when it differs, so the next page the server renders is already in it
- * (docs/feed.md, "Time zone"). Nothing on this page changes: what the server rendered stays as it is.
- */
-function useBrowserZoneCookie({ name, value }: TFeedViewProps["zoneCookie"]): void {
-  useEffect(() => {
-    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (!zone || zone === value) return;
-    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser this app supports
-    document.cookie = `${name}=${encodeURIComponent(zone)}; Path=/; Max-Age=31536000; SameSite=Lax`;
-  }, [name, value]);
-}
-
-export function FeedView({ timeZone, zoneCookie }: TFeedViewProps) {
-  useBrowserZoneCookie(zoneCookie);
+export function FeedView() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const feed = useQuery(trpc.feed.get.queryOptions());
@@ -94,71 +72,69 @@ export function FeedView({ timeZone, zoneCookie }: TFeedViewProps) {
   }
   const { items, errors, generatedAt } = feed.data;
   return (
-    <FeedTimeZoneContext.Provider value={timeZone}>
-      <FeedAsOfContext.Provider value={generatedAt}>
-        <div className="space-y-4" data-testid="feed" data-live={live}>
-          <p role="status" className="sr-only" data-testid="feed-announcer">
-            {updates > 0 ? `The feed was updated${updates % 2 ? "." : " again."}` : ""}
-          </p>
-          <div className="flex flex-wrap items-center gap-2">
-            <button
-              type="button"
-              className={buttonSecondary}
-              onClick={() => refresh.mutate()}
-              disabled={refresh.isPending}
-              data-testid="feed-refresh"
-            >
-              {refresh.isPending ? "Refreshing…" : "Refresh"}
-            </button>
-            {refresh.isError ? (
-              <span role="alert" className="text-xs text-red-700 dark:text-red-300">
-                Refresh failed: {refresh.error.message}
-              </span>
-            ) : null}
-          </div>
-          {errors.length > 0 ? (
-            // A source that could not answer is a calm line with its reason (docs/feed.md), not an alarm.
-            <ul className="space-y-1 text-sm text-stone-600 dark:text-stone-400" aria-label="Sources with problems">
-              {errors.map((e) => (
-                <li key={e.sourceId} data-testid="source-error">
-                  {SOURCE_NAMES[e.sourceId] ?? e.sourceId}: {e.message}
-                </li>
-              ))}
-            </ul>
+    <FeedAsOfContext.Provider value={generatedAt}>
+      <div className="space-y-4" data-testid="feed" data-live={live}>
+        <p role="status" className="sr-only" data-testid="feed-announcer">
+          {updates > 0 ? `The feed was updated${updates % 2 ? "." : " again."}` : ""}
+        </p>
+        <div className="flex flex-wrap items-center gap-2">
+          <button
+            type="button"
+            className={buttonSecondary}
+            onClick={() => refresh.mutate()}
+            disabled={refresh.isPending}
+            data-testid="feed-refresh"
+          >
+            {refresh.isPending ? "Refreshing…" : "Refresh"}
+          </button>
+          {refresh.isError ? (
+            <span role="alert" className="text-xs text-red-700 dark:text-red-300">
+              Refresh failed: {refresh.error.message}
+            </span>
           ) : null}
-          {items.length === 0 ? (
-            <EmptyState
-              title="Nothing to show yet"
-              action={{ href: "/trackers/new", label: "Create your first tracker" }}
-            >
-              <p>
-                Start with a decision you need to stay on top of and point Bellwether at the page or place that answers
-                it. Material changes will appear here; add a location or calendar in Settings for weather and events.
-              </p>
-            </EmptyState>
-          ) : (
-            <ol className="space-y-4" aria-label="Feed">
-              {groupRuns(items).map((run) => (
-                <li key={run.key}>
-                  {run.grouped ? (
-                    <section
-                      aria-label={`${run.items.length} updates`}
-                      data-testid="feed-group"
-                      className="space-y-2 border-l-2 border-stone-300 pl-3 dark:border-stone-700"
-                    >
-                      {run.items.map((item) => (
-                        <FeedCard key={item.id} item={item} />
-                      ))}
-                    </section>
-                  ) : (
-                    run.items.map((item) => <FeedCard key={item.id} item={item} />)
-                  )}
-                </li>
-              ))}
-            </ol>
-          )}
         </div>
-      </FeedAsOfContext.Provider>
-    </FeedTimeZoneContext.Provider>
+        {errors.length > 0 ? (
+          // A source that could not answer is a calm line with its reason (docs/feed.md), not an alarm.
+          <ul className="space-y-1 text-sm text-stone-600 dark:text-stone-400" aria-label="Sources with problems">
+            {errors.map((e) => (
+              <li key={e.sourceId} data-testid="source-error">
+                {SOURCE_NAMES[e.sourceId] ?? e.sourceId}: {e.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {items.length === 0 ? (
+          <EmptyState
+            title="Nothing to show yet"
+            action={{ href: "/trackers/new", label: "Create your first tracker" }}
+          >
+            <p>
+              Start with a decision you need to stay on top of and point Bellwether at the page or place that answers
+              it. Material changes will appear here; add a location or calendar in Settings for weather and events.
+            </p>
+          </EmptyState>
+        ) : (
+          <ol className="space-y-4" aria-label="Feed">
+            {groupRuns(items).map((run) => (
+              <li key={run.key}>
+                {run.grouped ? (
+                  <section
+                    aria-label={`${run.items.length} updates`}
+                    data-testid="feed-group"
+                    className="space-y-2 border-l-2 border-stone-300 pl-3 dark:border-stone-700"
+                  >
+                    {run.items.map((item) => (
+                      <FeedCard key={item.id} item={item} />
+                    ))}
+                  </section>
+                ) : (
+                  run.items.map((item) => <FeedCard key={item.id} item={item} />)
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+    </FeedAsOfContext.Provider>
   );
 }

@@ -1,10 +1,10 @@
 /**
- * How Bellwether shows an instant. Pure functions, safe on server and client.
+ * How Bellwether shows an instant (docs/feed.md, "Time zone"). Pure functions, safe on server and client.
  *
- * The server may run in any time zone and locale, and the reader's browser in another, so a time is first
- * rendered as {@link formatUtc} — built by hand from the UTC fields, identical in every runtime and ICU
- * version — and only after hydration as {@link formatLocal}, in the reader's zone and locale
- * (see local-time.tsx). Both show the same thing: a medium date and a time to the minute.
+ * Every time is written in the person's zone — Settings', else the browser's (a cookie), else UTC — which the server
+ * resolves once per request and hands to the page (time-zone.tsx). The text is built by hand from the zone's wall
+ * time (English month names, 24-hour clock), not from a locale, so the server's HTML and the hydrated page write the
+ * same characters and nothing is rewritten after hydration.
  */
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
@@ -24,13 +24,37 @@ export function formatUtc(date: Date): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
 }
 
-/** The reader's own format and time zone, e.g. "01.12.2026, 17:27" in de-DE. Client only, after hydration. */
-export function formatLocal(date: Date, options: { locale?: string; timeZone?: string } = {}): string {
-  return new Intl.DateTimeFormat(options.locale, {
-    dateStyle: "medium",
-    timeStyle: "short",
-    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
-  }).format(date);
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormatter(zone: string): Intl.DateTimeFormat {
+  let f = zoneFormatters.get(zone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+      });
+    } catch {
+      f = zoneFormatter("UTC"); // a zone this runtime does not know reads as UTC (and says so)
+    }
+    zoneFormatters.set(zone, f);
+  }
+  return f;
+}
+
+/** "12 Dec 2026, 23:30 Asia/Tokyo": an instant in `zone`, the same text on every server and browser. */
+export function formatInZone(date: Date, zone: string): string {
+  if (zone === "UTC") return formatUtc(date);
+  const f = zoneFormatter(zone);
+  const parts: Record<string, number> = {};
+  for (const p of f.formatToParts(date)) if (p.type !== "literal") parts[p.type] = Number(p.value);
+  const shown = f.resolvedOptions().timeZone === "UTC" ? "UTC" : zone;
+  return `${parts.day} ${MONTHS[(parts.month ?? 1) - 1]} ${parts.year}, ${pad((parts.hour ?? 0) % 24)}:${pad(parts.minute ?? 0)} ${shown}`;
 }
 
 /** A UTC calendar day ("2026-11-29", as retention sums runs) as a Date at its UTC midnight; null when invalid. */
@@ -46,14 +70,9 @@ export function formatUtcDay(date: Date): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }
 
-/** The reader's medium date for a UTC day (the day itself, not shifted into their zone). Client only. */
-export function formatLocalDay(date: Date, options: { locale?: string } = {}): string {
-  return new Intl.DateTimeFormat(options.locale, { dateStyle: "medium", timeZone: "UTC" }).format(date);
-}
-
 /**
- * A time-axis tick in the reader's locale and zone: with seconds while the axis spans under five minutes, the time
- * of day under two days, the day and month beyond. Client only (charts render after hydration).
+ * A time-axis tick in a locale and zone: with seconds while the axis spans under five minutes, the time of day under
+ * two days, the day and month beyond. Charts draw once their box is measured, so only in the browser.
  */
 export function formatAxisTime(
   date: Date,

@@ -10,6 +10,7 @@ import { type KeyboardEvent, type PointerEvent, useId, useRef, useState } from "
 import { formatAxisValue } from "@/components/format/chart-format";
 import { formatAxisTime } from "@/components/format/date-time";
 import { useFormatInstant } from "@/components/format/local-time";
+import { useTimeZone } from "@/components/format/time-zone";
 import { formatFieldValue } from "@/contracts/definition/format-value";
 import type { TNumericSeries } from "@/contracts/trackers";
 import { useElementWidth } from "./use-element-width";
@@ -59,6 +60,9 @@ function valueDomain(values: number[], integer: boolean): [number, number] {
   return [lo - pad, hi + pad];
 }
 
+/** The axis writes times as every other time in the app: English, 24-hour, in the page's zone (docs/feed.md). */
+const AXIS_LOCALE = "en-GB";
+
 /**
  * One numeric field over time: a time axis and a value axis, the recorded points (material changes marked red and
  * larger), a dashed line to what the source says now, and a tooltip per point — by pointer, or by keyboard (focus
@@ -69,6 +73,7 @@ export function FieldChart({ series }: { series: TNumericSeries }) {
   const box = useRef<HTMLDivElement>(null);
   const width = useElementWidth(box);
   const formatInstant = useFormatInstant();
+  const timeZone = useTimeZone();
   const [active, setActive] = useState<number | null>(null);
   const marks = marksOf(series);
   const format = series.format;
@@ -97,7 +102,7 @@ export function FieldChart({ series }: { series: TNumericSeries }) {
   const y = scaleLinear({ domain: valueDomain(values, integer), range: [innerHeight, 0], nice: true });
   const yTicks = y.ticks(4).filter((v) => !integer || Number.isInteger(v));
   // At least the two ends, and never the same label twice (ticks finer than the format's unit).
-  const timeLabel = (t: Date) => formatAxisTime(t, span);
+  const timeLabel = (t: Date) => formatAxisTime(t, span, { locale: AXIS_LOCALE, timeZone });
   const rawTimeTicks = x.ticks(Math.max(2, Math.floor(innerWidth / 110)));
   const timeTicks = (rawTimeTicks.length >= 2 ? rawTimeTicks : timeDomain).filter(
     (t, i, all) => i === 0 || timeLabel(t) !== timeLabel(all[i - 1] as Date),

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { useFormatInstant } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { focusRing } from "@/components/ui/button-styles";
 import type { TPageBox, TPageView } from "@/contracts/setup-page-view";
@@ -53,6 +54,7 @@ const pct = (part: number, whole: number) => `${(part / whole) * 100}%`;
  */
 export function PageShotView({ sessionId, view, editable, picked, onPick }: TProps) {
   const trpc = useTRPC();
+  const formatInstant = useFormatInstant();
   const shot = view.shot;
   const image = useQuery({
     ...trpc.setup.pageShot.queryOptions({ sessionId }),
@@ -106,7 +108,7 @@ export function PageShotView({ sessionId, view, editable, picked, onPick }: TPro
             {/* biome-ignore lint/performance/noImgElement: a data URL from the server, not an optimisable asset */}
             <img
               src={image.data.dataUrl}
-              alt={`The page as the server's browser saw it, read ${new Date(shot.takenAt).toUTCString()}`}
+              alt={`The page as the server's browser saw it, read ${formatInstant(shot.takenAt)}`}
               width={shot.width}
               height={shot.height}
               className="block h-auto w-full select-none"

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { LocalTime } from "@/components/format/local-time";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary, focusRing } from "@/components/ui/button-styles";
 import { PAGE_ELEMENT_ATTRIBUTE, type TPageView } from "@/contracts/setup-page-view";
@@ -220,7 +221,7 @@ export function PageView({ sessionId, definition, sampleKey, editable, rereadOnO
           {view ? (
             <p className="text-sm text-stone-600 dark:text-stone-400">
               {view.which === "earlier" ? "As it was when read on " : "Read on "}
-              {new Date(view.readAt).toLocaleString()} from <span className="break-all">{view.url}</span>
+              <LocalTime value={view.readAt} /> from <span className="break-all">{view.url}</span>
               {view.truncated ? " (too long: its end is not shown)" : ""}. Click or tap any element to watch it.
             </p>
           ) : (

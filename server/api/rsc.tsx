@@ -7,6 +7,7 @@ import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/contracts/query-client";
 import { getAccessState } from "../auth";
 import { databaseUnavailableError } from "../errors";
+import { resolvePersonTimeZone, TIME_ZONE_COOKIE, timeZoneFromCookieHeader } from "../settings/time-zone";
 import { appRouter, createCaller } from "./root";
 import type { TSessionUser } from "./session-user";
 import { createTRPCContext } from "./trpc";
@@ -59,6 +60,18 @@ export const getRequestDb = cache(async () => (await createContext()).db);
 export function prefetch<T extends ReturnType<TRPCQueryOptions<any>>>(queryOptions: T): Promise<void> {
   return getQueryClient().prefetchQuery(queryOptions);
 }
+
+/**
+ * The zone this request's page writes its times in (docs/feed.md, "Time zone"): Settings', else the browser's from its
+ * cookie, else UTC. Signed-in pages read the settings through the query cache, so a page that shows them too (the
+ * feed, Settings) reads them once.
+ */
+export const getPageTimeZone = cache(async () => {
+  const [user, incoming] = await Promise.all([getPageUser(), headers()]);
+  const cookie = timeZoneFromCookieHeader(incoming.get("cookie"));
+  const settings = user ? await getQueryClient().fetchQuery(trpc.settings.feed.queryOptions()) : null;
+  return { ...resolvePersonTimeZone(settings?.timezone, cookie), cookie: { name: TIME_ZONE_COOKIE, value: cookie } };
+});
 
 export function HydrateClient({ children }: { children: ReactNode }) {
   return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;

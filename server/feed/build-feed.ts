@@ -7,7 +7,7 @@ import { getCachedEnhancement } from "../enhancement/enhancement-manager";
 import type { TEnhancementResult } from "../enhancement/schema";
 import { getEnv } from "../env";
 import { logger } from "../logger";
-import { resolveFeedTimeZone } from "../settings/time-zone";
+import { resolvePersonTimeZone } from "../settings/time-zone";
 import type { TUserSettings } from "../settings/user-settings";
 import type { TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 import { memoOfCard } from "./card-memo";
@@ -93,7 +93,7 @@ export async function buildFeed(
   opts: TBuildFeedOptions,
 ): Promise<TBuiltFeed> {
   const env = getEnv();
-  const timeZone = resolveFeedTimeZone(settings.timezone, opts.browserTimeZone);
+  const timeZone = resolvePersonTimeZone(settings.timezone, opts.browserTimeZone);
   const engine = new FeedEngine()
     .register(briefingSource({ db, timeZone: timeZone.zone, calendarUrl: settings.calendarUrl }))
     .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))

@@ -1,12 +1,12 @@
 import { z } from "zod";
 
 /**
- * Which time zone the feed is read in (docs/feed.md, "Time zone"): the one chosen in Settings; while that is unset,
- * the browser's, which the feed page stores in a cookie so the server's first paint already uses it; with neither,
- * UTC. Days of the agenda begin at midnight in this zone, and every time the feed shows is written in it.
+ * Which time zone a person reads Bellwether in (docs/feed.md, "Time zone"): the one chosen in Settings; while that is
+ * unset, the browser's, which every page stores in a cookie so the server's first paint already uses it; with
+ * neither, UTC. Days of the agenda begin at midnight in this zone, and every time a page shows is written in it.
  */
 
-/** The cookie the feed page writes with the browser's zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`). */
+/** The cookie every page writes with the browser's zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`). */
 export const TIME_ZONE_COOKIE = "bellwether-tz";
 
 export const DEFAULT_TIME_ZONE = "UTC";
@@ -23,12 +23,12 @@ function isTimeZone(value: string): boolean {
 /** An IANA zone name the platform knows ("Asia/Tokyo"); anything else (a cookie is the browser's to write) fails. */
 export const ZTimeZoneSchema = z.string().trim().min(1).max(64).refine(isTimeZone);
 
-export const ZFeedTimeZoneSchema = z.object({
+export const ZPersonTimeZoneSchema = z.object({
   zone: z.string(),
   /** Where it came from: Settings, the browser (cookie), or neither (UTC). */
   source: z.enum(["settings", "browser", "default"]),
 });
-export type TFeedTimeZone = z.infer<typeof ZFeedTimeZoneSchema>;
+export type TPersonTimeZone = z.infer<typeof ZPersonTimeZoneSchema>;
 
 /** A zone name, or null when it is not one. */
 export function parseTimeZone(value: string | null | undefined): string | null {
@@ -37,10 +37,10 @@ export function parseTimeZone(value: string | null | undefined): string | null {
 }
 
 /** The Settings zone when it is valid, else the browser's, else UTC. */
-export function resolveFeedTimeZone(
+export function resolvePersonTimeZone(
   setting: string | null | undefined,
   browser: string | null | undefined,
-): TFeedTimeZone {
+): TPersonTimeZone {
   const fromSettings = parseTimeZone(setting);
   if (fromSettings) return { zone: fromSettings, source: "settings" };
   const fromBrowser = parseTimeZone(browser);

@@ -11,7 +11,7 @@ import { cardMemo } from "@/server/feed/card-memo";
 import { assembleFeed, getFeed } from "@/server/feed/get-feed";
 import { memoryWords, postProcess } from "@/server/feed/post-process";
 import { failingItem, trackerCardItem } from "@/server/feed/sources/trackers-source";
-import type { TFeedTimeZone } from "@/server/settings/time-zone";
+import type { TPersonTimeZone } from "@/server/settings/time-zone";
 import { updateUserSettings } from "@/server/settings/user-settings";
 import { createTestDb } from "../helpers/db";
 import { fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
@@ -35,7 +35,7 @@ const SIZES = [500, 5000] as const;
 const MEMORY = "I cycle to work; we care about pricing";
 const NOW = new Date("2026-11-29T08:30:00Z");
 
-const UTC: TFeedTimeZone = { zone: "UTC", source: "default" };
+const UTC: TPersonTimeZone = { zone: "UTC", source: "default" };
 const DAY_MS = 24 * 3_600_000;
 
 /**

@@ -1,13 +1,13 @@
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { formatInZone } from "@/components/format/date-time";
 import { site } from "./fixtures";
 
 /**
  * Every page hydrates without a console error when the browser's time zone and locale differ from the
  * server's: the apps run with TZ=UTC (playwright.config.ts), the browser in Los Angeles with German formats.
- * Outside the feed, times render as stable UTC text on the server and the first client render, then in the reader's
- * zone and locale (components/format). The feed is the other way round (docs/feed.md, "Time zone"): its agenda's
- * times are written by the server in the person's zone (Settings, else the browser's from the `bellwether-tz` cookie,
- * else UTC) and hydration rewrites none of them. Data is created the way an integration would: public API + tRPC.
+ * Every time on every page is written by the server in the person's zone (docs/feed.md, "Time zone"): Settings',
+ * else the browser's from the `bellwether-tz` cookie, else UTC; hydration rewrites none of them, and the reader's
+ * locale does not change them. Data is created the way an integration would: public API + tRPC.
  */
 test.use({ timezoneId: "America/Los_Angeles", locale: "de-DE" });
 
@@ -91,7 +91,7 @@ async function settle(page: Page): Promise<void> {
   }
 }
 
-/** How the reader (Los Angeles, de-DE) should see an instant: medium date, short time, their zone. */
+/** How the reader's locale (de-DE, Los Angeles) would write an instant: no time on a page may read like this. */
 const readerFormat = (iso: string) =>
   new Intl.DateTimeFormat("de-DE", {
     timeZone: "America/Los_Angeles",
@@ -109,13 +109,28 @@ const clockIn = (d: Date, zone: string) =>
 const serverAgendaTimes = (html: string) =>
   [...html.matchAll(/data-testid="agenda-time"[^>]*>([^<]*)</g)].map((m) => m[1] ?? "");
 
-/** After hydration every time element shows the reader's local format of its own datetime. */
-async function expectLocalTimes(page: Page, min: number): Promise<void> {
-  const times = page.locator("time[datetime]");
+/** Each instant's `<time>` in a page's HTML as the server sent it, before any script. */
+const serverTimes = (html: string) =>
+  [...html.matchAll(/<time[^>]*dateTime="([^"]+T[^"]+)"[^>]*>([^<]*)<\/time>/gi)].map((m) => ({
+    iso: m[1] ?? "",
+    text: m[2] ?? "",
+  }));
+
+/**
+ * Every instant on the page is written in `zone` — in the server's HTML (`html`, fetched with the page's cookies) and
+ * after hydration alike — and never in the reader's locale.
+ */
+async function expectZonedTimes(page: Page, html: string, zone: string, min: number): Promise<void> {
+  const fromServer = serverTimes(html);
+  expect(fromServer.length, "times in the server's HTML").toBeGreaterThanOrEqual(min);
+  for (const { iso, text } of fromServer)
+    expect(text, `server HTML for ${iso}`).toBe(formatInZone(new Date(iso), zone));
+  const times = page.locator("time[datetime*='T']");
   await expect.poll(() => times.count()).toBeGreaterThanOrEqual(min);
   for (const time of await times.all()) {
     const iso = (await time.getAttribute("datetime")) ?? "";
-    await expect(time).toHaveText(readerFormat(iso));
+    await expect(time).toHaveText(formatInZone(new Date(iso), zone));
+    await expect(time).not.toHaveText(readerFormat(iso));
   }
 }
 
@@ -184,23 +199,36 @@ test("every page hydrates without errors in another time zone and locale than th
     // Without a zone in Settings, the second load reads the browser's zone from the cookie the first one wrote.
     expect(feedZones[1]).toBe((previous.timezone as string | null) ?? "America/Los_Angeles");
 
+    // Outside the feed, the same zone: the browser's (Settings has none).
+    const zone = feedZones[1] ?? "";
+    const html = async (path: string) => (await request.get(path)).text();
+    const trackersHtml = await html("/trackers");
     await visit("/trackers", () => expect(page.locator(`a[href="/trackers/${id}"]`)).toBeVisible());
     // Last checked and next run; the last material change says how long ago, counted from the data's read time.
-    await expectLocalTimes(page, 2);
+    await expectZonedTimes(page, trackersHtml, zone, 2);
 
+    const trackerHtml = await html(`/trackers/${id}`);
     await visit(`/trackers/${id}`, async () => {
       await expect(page.getByTestId("timeline-entry")).toHaveCount(2);
       await expect(page.getByTestId("run-row")).toHaveCount(2);
     });
     await page.getByText("Version history (2)").click();
     // Header (last checked, next run), current state, 2 timeline entries, 2 runs, 2 versions.
-    await expectLocalTimes(page, 9);
-    // The chart reads its points (keyboard and screen readers) with the page's one date format.
+    await expectZonedTimes(page, trackerHtml, zone, 9);
+    // The chart reads its points (keyboard and screen readers) with the page's one date format, in the same zone.
     const chart = page.getByTestId("chart-price").getByRole("slider");
+    const zoneText = zone.replace(/[/+]/g, "\\$&");
     await expect(chart).toHaveAttribute(
       "aria-valuetext",
-      /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}: [\d.,]+ \((material change|first record)\)$/,
+      new RegExp(`^\\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2} ${zoneText}: [\\d.,$]+ \\((material change|first record)\\)$`),
     );
+
+    // A zone chosen in Settings wins over the browser's, on the server's first paint and after hydration.
+    await trpcMutation(request, "settings.updateFeed", { ...feedSettings(null), timezone: "Asia/Tokyo" });
+    const tokyoHtml = await html(`/trackers/${id}`);
+    await visit(`/trackers/${id}`, () => expect(page.getByTestId("run-row")).toHaveCount(2));
+    await expectZonedTimes(page, tokyoHtml, "Asia/Tokyo", 7);
+    await trpcMutation(request, "settings.updateFeed", feedSettings(null));
 
     await visit(`/trackers/${id}/edit`, () =>
       expect(page.getByRole("heading", { level: 1, name: "Edit definition" })).toBeVisible(),
@@ -208,8 +236,9 @@ test("every page hydrates without errors in another time zone and locale than th
     await visit("/trackers/new", () => expect(page.getByPlaceholder("What should I watch, and why?")).toBeVisible());
 
     const token = page.getByTestId("api-token-row").filter({ hasText: "e2e time zones" }).first();
+    const settingsHtml = await html("/settings");
     await visit("/settings", () => expect(token).toContainText("last used"));
-    await expectLocalTimes(page, 2);
+    await expectZonedTimes(page, settingsHtml, zone, 2);
 
     await visit("/no-such-page", () => expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible());
     expect(errors).toEqual([]);

@@ -7,11 +7,11 @@ import { AGENDA_DAY_TYPE, agendaDayItem } from "@/server/feed/agenda/agenda-card
 import { groupAgenda } from "@/server/feed/agenda/group-agenda";
 import { parseCalendar } from "@/server/feed/calendar/parse-calendar";
 import { memoOfCard } from "@/server/feed/card-memo";
-import type { TFeedTimeZone } from "@/server/settings/time-zone";
+import type { TPersonTimeZone } from "@/server/settings/time-zone";
 
 /** A day of the agenda as a card (docs/feed.md, "Agenda"): one card per day, its spec valid, its slots for the day. */
 const NOW = new Date("2026-12-06T23:00:00Z"); // Monday 7 Dec 08:00 in Tokyo
-const TOKYO: TFeedTimeZone = { zone: "Asia/Tokyo", source: "settings" };
+const TOKYO: TPersonTimeZone = { zone: "Asia/Tokyo", source: "settings" };
 const { occurrences } = parseCalendar(fs.readFileSync("tests/fixtures/calendars/agenda.ics", "utf8"), {
   from: new Date("2026-11-30T00:00:00Z"),
   to: new Date("2027-01-07T00:00:00Z"),

@@ -1,21 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { formatInZone } from "@/components/feed/feed-time";
+import { formatInZone } from "@/components/format/date-time";
 import { clockTime, stampIn } from "@/server/feed/agenda/zoned-day";
-import { resolveFeedTimeZone, TIME_ZONE_COOKIE, timeZoneFromCookieHeader } from "@/server/settings/time-zone";
+import { resolvePersonTimeZone, TIME_ZONE_COOKIE, timeZoneFromCookieHeader } from "@/server/settings/time-zone";
 
 /** Which zone the feed is read in, and how its times read (docs/feed.md, "Time zone"). */
 describe("the feed's time zone", () => {
   it("Settings first, then the browser's (its cookie), then UTC; a name no platform knows is skipped", () => {
-    expect(resolveFeedTimeZone("Asia/Tokyo", "America/Los_Angeles")).toEqual({
+    expect(resolvePersonTimeZone("Asia/Tokyo", "America/Los_Angeles")).toEqual({
       zone: "Asia/Tokyo",
       source: "settings",
     });
-    expect(resolveFeedTimeZone(null, "America/Los_Angeles")).toEqual({
+    expect(resolvePersonTimeZone(null, "America/Los_Angeles")).toEqual({
       zone: "America/Los_Angeles",
       source: "browser",
     });
-    expect(resolveFeedTimeZone("Mars/Olympus_Mons", "nonsense")).toEqual({ zone: "UTC", source: "default" });
-    expect(resolveFeedTimeZone("", undefined)).toEqual({ zone: "UTC", source: "default" });
+    expect(resolvePersonTimeZone("Mars/Olympus_Mons", "nonsense")).toEqual({ zone: "UTC", source: "default" });
+    expect(resolvePersonTimeZone("", undefined)).toEqual({ zone: "UTC", source: "default" });
   });
 
   it("reads the browser's zone from a Cookie header, encoded as the page writes it; junk is no zone", () => {

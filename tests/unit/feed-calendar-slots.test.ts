@@ -5,14 +5,14 @@ import { agendaDayItem } from "@/server/feed/agenda/agenda-card";
 import { groupAgenda } from "@/server/feed/agenda/group-agenda";
 import { dayKeyOf } from "@/server/feed/agenda/zoned-day";
 import type { TCalendarOccurrence } from "@/server/feed/calendar/parse-calendar";
-import type { TFeedTimeZone } from "@/server/settings/time-zone";
+import type { TPersonTimeZone } from "@/server/settings/time-zone";
 
 /**
  * Seed 000: a calendar card declares context, logistics and weather; an event starting soon is a context change.
  * The calendar is an agenda (docs/feed.md, "Agenda"): the slots are on the card of the event's day.
  */
 
-const UTC: TFeedTimeZone = { zone: "UTC", source: "default" };
+const UTC: TPersonTimeZone = { zone: "UTC", source: "default" };
 const start = new Date("2026-12-01T19:00:00Z");
 const dinner: TCalendarOccurrence = {
   uid: "dinner",

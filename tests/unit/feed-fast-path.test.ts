@@ -13,7 +13,7 @@ import { assembleFeed } from "@/server/feed/get-feed";
 import { DEFAULT_POST_PROCESSORS, memoryWords, postProcess } from "@/server/feed/post-process";
 import { failingItem, type TChangeRow, trackerCardItem } from "@/server/feed/sources/trackers-source";
 import { LruMap } from "@/server/lib/lru-map";
-import type { TFeedTimeZone } from "@/server/settings/time-zone";
+import type { TPersonTimeZone } from "@/server/settings/time-zone";
 import { seededRandom } from "../bench/stats";
 
 // The catalog check, counted: every module that imports it (build-feed.ts among them) gets this spy.
@@ -30,7 +30,7 @@ const checks = vi.mocked(validateFeedSpec);
 
 const NOW = new Date("2026-11-29T08:30:00Z");
 
-const UTC: TFeedTimeZone = { zone: "UTC", source: "default" };
+const UTC: TPersonTimeZone = { zone: "UTC", source: "default" };
 const DAY_MS = 24 * 3_600_000;
 
 /**
@@ -41,7 +41,7 @@ function agendaCards(
   occurrences: readonly TCalendarOccurrence[],
   now: Date,
   days: number,
-  zone: TFeedTimeZone = UTC,
+  zone: TPersonTimeZone = UTC,
 ): TFeedItem[] {
   const today = dayKeyOf(now, zone.zone);
   return groupAgenda(occurrences, { zone: zone.zone, now, days, maxPerDay: 20 })
@@ -542,7 +542,7 @@ describe("the card memo: a repeat load of the same cards does their per-card wor
           ],
           pick([NOW, new Date(NOW.getTime() + 2 * 3_600_000)]),
           7,
-          pick<TFeedTimeZone>([UTC, { zone: "Asia/Tokyo", source: "settings" }]),
+          pick<TPersonTimeZone>([UTC, { zone: "Asia/Tokyo", source: "settings" }]),
         ),
       );
       variants.push(

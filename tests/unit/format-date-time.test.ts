@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { formatLocal, formatUtc, toDate } from "@/components/format/date-time";
+import { formatInZone, formatUtc, toDate } from "@/components/format/date-time";
 
 const INSTANT = "2026-12-01T01:07:30.000Z";
 const originalTz = process.env.TZ;
@@ -9,7 +9,7 @@ afterEach(() => {
   else process.env.TZ = originalTz;
 });
 
-describe("formatUtc (what the server's HTML and the first client render show)", () => {
+describe("formatUtc (a person with no zone in Settings and no browser cookie yet)", () => {
   it("shows the UTC date and minute with a fixed English month, whatever the runtime's time zone", () => {
     const seen = ["UTC", "America/Los_Angeles", "Asia/Kathmandu", "Pacific/Kiritimati"].map((tz) => {
       process.env.TZ = tz;
@@ -24,12 +24,21 @@ describe("formatUtc (what the server's HTML and the first client render show)", 
   });
 });
 
-describe("formatLocal (after hydration)", () => {
-  it("uses the reader's zone and locale", () => {
-    expect(formatLocal(new Date(INSTANT), { locale: "de-DE", timeZone: "America/Los_Angeles" })).toBe(
-      "30.11.2026, 17:07",
+describe("formatInZone (every time a page shows, server and browser alike)", () => {
+  it("writes the wall time in the person's zone, whatever the runtime's own zone", () => {
+    const seen = ["UTC", "America/Los_Angeles", "Asia/Kathmandu"].map((tz) => {
+      process.env.TZ = tz;
+      return [formatInZone(new Date(INSTANT), "America/Los_Angeles"), formatInZone(new Date(INSTANT), "Asia/Tokyo")];
+    });
+    expect(new Set(seen.map((s) => s.join(" | ")))).toEqual(
+      new Set(["30 Nov 2026, 17:07 America/Los_Angeles | 1 Dec 2026, 10:07 Asia/Tokyo"]),
     );
-    expect(formatLocal(new Date(INSTANT), { locale: "de-DE", timeZone: "Asia/Tokyo" })).toBe("01.12.2026, 10:07");
+  });
+
+  it("UTC reads as formatUtc; a daylight-saving change moves the wall time", () => {
+    expect(formatInZone(new Date(INSTANT), "UTC")).toBe(formatUtc(new Date(INSTANT)));
+    expect(formatInZone(new Date("2026-07-01T12:00:00Z"), "Europe/Berlin")).toBe("1 Jul 2026, 14:00 Europe/Berlin");
+    expect(formatInZone(new Date("2026-12-01T12:00:00Z"), "Europe/Berlin")).toBe("1 Dec 2026, 13:00 Europe/Berlin");
   });
 });
 

@@ -1,6 +1,6 @@
 import { buildSpec, type TSpecNode } from "@/contracts/feed-catalog";
 import type { TFeedItem } from "@/contracts/feed-item";
-import type { TFeedTimeZone } from "../../settings/time-zone";
+import type { TPersonTimeZone } from "../../settings/time-zone";
 import { cardKey, keyCard } from "../card-memo";
 import type { TAgendaDay, TAgendaEntry } from "./group-agenda";
 import { addDays, dayTitle, longDate, type TDayKey } from "./zoned-day";
@@ -18,14 +18,14 @@ function machineTime(e: TAgendaEntry, day: TDayKey): string {
   return (e.part === "ends" ? e.end : e.start) ?? e.start;
 }
 
-function zoneNote(zone: TFeedTimeZone): string {
+function zoneNote(zone: TPersonTimeZone): string {
   if (zone.source === "settings") return `Times in ${zone.zone}, your time zone in Settings.`;
   if (zone.source === "browser") return `Times in ${zone.zone}, this browser's time zone.`;
   return "Times in UTC: set your time zone in Settings.";
 }
 
 /** The card's key (card-memo.ts): everything it is built from, `now` only through the title and the soon flags. */
-function dayCardKey(day: TAgendaDay, title: string, zone: TFeedTimeZone, withNote: boolean): string {
+function dayCardKey(day: TAgendaDay, title: string, zone: TPersonTimeZone, withNote: boolean): string {
   const parts: (string | number | boolean | null)[] = [day.day, title, zone.zone, zone.source, withNote, day.more];
   for (const e of day.events) {
     parts.push(e.key, e.title, e.location, e.allDay, e.recurring, e.start, e.end, e.part, e.time, e.detail);
@@ -42,7 +42,7 @@ function dayCardKey(day: TAgendaDay, title: string, zone: TFeedTimeZone, withNot
  */
 export function agendaDayItem(
   day: TAgendaDay,
-  ctx: { today: TDayKey; zone: TFeedTimeZone; withNote: boolean },
+  ctx: { today: TDayKey; zone: TPersonTimeZone; withNote: boolean },
 ): TFeedItem {
   const isToday = day.day === ctx.today;
   const title = dayTitle(day.day, ctx.today);

@@ -3,7 +3,7 @@ import type { TFeedItem } from "@/contracts/feed-item";
 import type { TFetchConfig } from "../../capabilities/config";
 import type { TDb } from "../../db";
 import type { TDefer } from "../../defer";
-import type { TFeedTimeZone } from "../../settings/time-zone";
+import type { TPersonTimeZone } from "../../settings/time-zone";
 import { agendaDayItem } from "../agenda/agenda-card";
 import { groupAgenda } from "../agenda/group-agenda";
 import { dayKeyOf, stampIn } from "../agenda/zoned-day";
@@ -29,7 +29,7 @@ export type TCalendarSourceOptions = {
    * The person's time zone (server/settings/time-zone.ts): the agenda's days begin at its midnight, its times are
    * written in it, and floating times and all-day dates in the file are read in it.
    */
-  timeZone: TFeedTimeZone;
+  timeZone: TPersonTimeZone;
   fetchConfig: TFetchConfig;
   /** Where a due refetch runs: after the response (see server/defer.ts). */
   defer: TDefer;
