@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { adapterBenchmark } from "./adapter.bench";
 import { claimScaleBenchmark } from "./claim-scale.bench";
+import { conditionalBenchmark } from "./conditional.bench";
 import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
@@ -25,6 +26,7 @@ const BENCHMARKS: TBenchmark[] = [
   corpusBenchmark,
   feedBenchmark,
   refreshBenchmark,
+  conditionalBenchmark,
   setBenchmark,
   peerBenchmark,
   adapterBenchmark,
