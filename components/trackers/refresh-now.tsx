@@ -6,6 +6,7 @@ import { useTRPC, useTRPCClient } from "@/components/providers/trpc";
 import { buttonPrimary } from "@/components/ui/button-styles";
 import type { TRefreshResult, TRunStepEvent } from "@/contracts/refresh-run";
 import { refreshErrorMessage } from "./refresh-error-message";
+import { arrivalStamp, type TLastChecked } from "./use-tracker-live";
 
 type TStep = TRunStepEvent["step"];
 
@@ -38,10 +39,39 @@ const STATUS_MARKS: Record<TSlotStatus, { mark: string; label: string; className
   failed: { mark: "✗", label: "failed", className: "text-red-700 dark:text-red-400" },
 };
 
+/** `at`: when the answer arrived (arrivalStamp), to tell a later run's end from one heard before it. */
 type TRefreshView =
   | { phase: "idle" }
-  | { phase: "running" | "done"; steps: TRunStepEvent[]; result?: TRefreshResult }
-  | { phase: "error"; steps: TRunStepEvent[]; message: string };
+  | { phase: "running"; steps: TRunStepEvent[] }
+  | { phase: "done"; steps: TRunStepEvent[]; result: TRefreshResult; at: number }
+  | { phase: "error"; steps: TRunStepEvent[]; message: string; at: number };
+
+/** What the outcome line says once a later run (the scheduler's, the API's, another tab's) has ended. */
+export function laterRunLine(outcome: TLastChecked["outcome"]): string {
+  switch (outcome) {
+    case "material":
+    case "notable":
+    case "baseline":
+      return "Since then, another run recorded a new change";
+    case "failed":
+      return "Since then, another run failed";
+    default:
+      return "Since then, another run found no change";
+  }
+}
+
+/**
+ * The run that ended after this block's answer (its run id — null for an error — and when it arrived), if any: the
+ * answer belongs to its own run, so once another run of the tracker has ended it is no longer the tracker's news.
+ * Our own run's end, heard before or after our answer, and any run's end heard before it leave the answer current.
+ */
+export function laterRun(
+  answer: { runId: string | null; at: number } | null,
+  lastChecked: TLastChecked | null | undefined,
+): TLastChecked | null {
+  if (!answer || !lastChecked || lastChecked.at <= answer.at) return null;
+  return lastChecked.runId === answer.runId ? null : lastChecked;
+}
 
 /** The latest event per step. */
 function mergeStep(steps: TRunStepEvent[], event: TRunStepEvent): TRunStepEvent[] {
@@ -61,9 +91,18 @@ function furthestStep(steps: TRunStepEvent[]): TStep | null {
  * "Refresh now": the same refreshTracker the scheduler runs, streamed over SSE. A fixed-width button, then one
  * line that only moves forward (the furthest step reached — never back to "Starting…" between two steps) above a
  * row of the seven steps, each marked as it runs; then the one-line outcome in the same place. The block keeps
- * its size from the first click to the outcome, so nothing around it moves.
+ * its size from the first click to the outcome, so nothing around it moves. When another run of the tracker ends
+ * later (`lastChecked`, from the page's live events), the outcome line says what that run found instead.
  */
-export function RefreshNow({ trackerId, disabled }: { trackerId: string; disabled?: boolean }) {
+export function RefreshNow({
+  trackerId,
+  disabled,
+  lastChecked,
+}: {
+  trackerId: string;
+  disabled?: boolean;
+  lastChecked?: TLastChecked | null;
+}) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -88,13 +127,15 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
           if (event.type === "step") {
             setView((v) => (v.phase === "running" ? { ...v, steps: mergeStep(v.steps, event.step) } : v));
           } else {
-            setView((v) => ({ phase: "done", steps: v.phase === "idle" ? [] : v.steps, result: event.result }));
+            const at = arrivalStamp();
+            setView((v) => ({ phase: "done", steps: v.phase === "idle" ? [] : v.steps, result: event.result, at }));
             settle();
           }
         },
         onError: (error) => {
           const message = refreshErrorMessage(error);
-          setView((v) => ({ phase: "error", steps: v.phase === "idle" ? [] : v.steps, message }));
+          const at = arrivalStamp();
+          setView((v) => ({ phase: "error", steps: v.phase === "idle" ? [] : v.steps, message, at }));
           settle();
         },
       },
@@ -103,7 +144,14 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
 
   const running = view.phase === "running";
   const steps = view.phase === "idle" ? [] : view.steps;
-  const result = view.phase === "done" ? view.result : undefined;
+  const answer =
+    view.phase === "done"
+      ? { runId: view.result.runId, at: view.at }
+      : view.phase === "error"
+        ? { runId: null, at: view.at }
+        : null;
+  const later = laterRun(answer, lastChecked);
+  const result = view.phase === "done" && !later ? view.result : undefined;
   const furthest = furthestStep(steps);
   const tone = result ? (OUTCOME_STYLES[result.status === "failed" ? "failed" : (result.outcome ?? "")] ?? "") : "";
   const line = "min-h-10 line-clamp-2 text-sm";
@@ -144,7 +192,17 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
             {result.modelCalls ? ` · ${result.modelCalls} model call(s)` : ""}
           </p>
         ) : null}
-        {view.phase === "error" ? (
+        {later ? (
+          <p
+            data-testid="refresh-outcome"
+            data-outcome={later.outcome}
+            data-later-run="true"
+            className={`${line} ${OUTCOME_STYLES[later.outcome] ?? ""}`}
+          >
+            {laterRunLine(later.outcome)}
+          </p>
+        ) : null}
+        {view.phase === "error" && !later ? (
           <p
             role="alert"
             data-testid="refresh-outcome"
@@ -155,7 +213,12 @@ export function RefreshNow({ trackerId, disabled }: { trackerId: string; disable
           </p>
         ) : null}
         {view.phase !== "idle" ? (
-          <ol data-testid="refresh-steps" aria-label="Refresh steps" className="flex gap-1 text-sm sm:justify-end">
+          // Our run's steps are not the later run's: hidden, but their room kept so the block keeps its size.
+          <ol
+            data-testid="refresh-steps"
+            aria-label="Refresh steps"
+            className={`flex gap-1 text-sm sm:justify-end ${later ? "invisible" : ""}`}
+          >
             {STEPS.map((name) => {
               const event = steps.find((s) => s.step === name);
               const status: TSlotStatus = event?.status ?? "pending";

@@ -56,7 +56,7 @@ function Card({
 export function TrackerPage({ trackerId, justLocked = null }: { trackerId: string; justLocked?: number | null }) {
   const trpc = useTRPC();
   const overview = useQuery(trpc.tracker.get.queryOptions({ trackerId }));
-  const { live, announcement } = useTrackerLive(trackerId);
+  const { live, announcement, lastChecked } = useTrackerLive(trackerId);
   if (overview.isPending) return <p role="status">Loading the tracker…</p>;
   if (overview.isError) {
     return (
@@ -104,7 +104,7 @@ export function TrackerPage({ trackerId, justLocked = null }: { trackerId: strin
               {announcement.text && announcement.n % 2 ? "\u00a0" : ""}
             </p>
           </div>
-          {canRefresh ? <RefreshNow trackerId={tracker.id} /> : null}
+          {canRefresh ? <RefreshNow trackerId={tracker.id} lastChecked={lastChecked} /> : null}
         </div>
         <OverdueWarning tracker={tracker} keepingWatch={keepingWatch} />
         {tracker.failing ? (

@@ -25,6 +25,19 @@ export function announcementFor(
   }
 }
 
+/** The latest run of this tracker that ended, as the page heard it; `at` orders it against Refresh now's answer. */
+export type TLastChecked = { runId: string; outcome: TCheckOutcome; at: number };
+
+let arrivals = 0;
+/**
+ * Stamps what arrives on this page's streams in the order it arrived: tracker.events and Refresh now's own
+ * stream are two connections, and their callbacks run in arrival order while React may render both later.
+ */
+export function arrivalStamp(): number {
+  arrivals += 1;
+  return arrivals;
+}
+
 /** How long a visible announcement stays before it goes (it says "just now"). */
 const ANNOUNCEMENT_MS = 60_000;
 /** Events that arrive together (a run's `checked` and its `changed`) reload once. */
@@ -35,11 +48,16 @@ const COALESCE_MS = 150;
  * reloads the page's tracker queries in place and sets the announcement. The subscription resumes after the
  * instant the page's data was read (its server render), so a run that ended in between is not missed.
  */
-export function useTrackerLive(trackerId: string): { live: TLiveState; announcement: { text: string; n: number } } {
+export function useTrackerLive(trackerId: string): {
+  live: TLiveState;
+  announcement: { text: string; n: number };
+  lastChecked: TLastChecked | null;
+} {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [live, setLive] = useState<TLiveState>("connecting");
   const [announcement, setAnnouncement] = useState({ text: "", n: 0 });
+  const [lastChecked, setLastChecked] = useState<TLastChecked | null>(null);
   const [since] = useState(() => {
     const readAt = queryClient.getQueryState(trpc.tracker.get.queryKey({ trackerId }))?.dataUpdatedAt;
     return String(readAt || Date.now());
@@ -60,6 +78,10 @@ export function useTrackerLive(trackerId: string): { live: TLiveState; announcem
       {
         onStarted: () => setLive("live"),
         onData: ({ data }) => {
+          if (data.kind === "checked") {
+            // Stamped now, not when React renders: Refresh now compares it with when its own answer arrived.
+            setLastChecked({ runId: data.runId, outcome: data.outcome, at: arrivalStamp() });
+          }
           if (!reload.current) {
             reload.current = setTimeout(() => {
               reload.current = null;
@@ -77,5 +99,5 @@ export function useTrackerLive(trackerId: string): { live: TLiveState; announcem
       },
     ),
   );
-  return { live, announcement };
+  return { live, announcement, lastChecked };
 }

@@ -10,9 +10,10 @@ export type TEventTopics = {
   /**
    * A refresh of the tracker ended (completed or failed), whatever it found: its "last checked", runs log and
    * failure status moved. Sent after every such run — with no statement of its own (docs/design.md §3: the unchanged path
-   * stays at one read and one write; on PostgreSQL its NOTIFY rides inside the run's final statement).
+   * stays at one read and one write; on PostgreSQL its NOTIFY rides inside the run's final statement). `runId` is the
+   * run's RefreshRun id, as its Refresh now answer names it.
    */
-  "tracker.checked": { userId: string; trackerId: string; outcome: TCheckOutcome };
+  "tracker.checked": { userId: string; trackerId: string; runId: string; outcome: TCheckOutcome };
   /** Something only the feed knows about changed: an enhancement landed, settings changed, context refreshed. */
   "feed.changed": { userId: string; reason: "enhanced" | "settings" | "calendar" };
 };

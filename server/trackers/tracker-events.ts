@@ -9,7 +9,7 @@ import { getTracker } from "../intelligence/tracker-store";
  * the outcome. Events come from the bus (docs/design.md §2): the hot loop does not know pages exist.
  */
 export type TTrackerEvent =
-  | { id: string; kind: "checked"; outcome: TCheckOutcome }
+  | { id: string; kind: "checked"; runId: string; outcome: TCheckOutcome }
   | { id: string; kind: "changed"; materiality: "material" | "notable" | "baseline" | null };
 
 /**
@@ -36,8 +36,8 @@ export async function* trackerEvents(
   });
   for await (const event of events) {
     if (event.topic === "tracker.checked") {
-      const data = event.data as { outcome: TCheckOutcome };
-      yield { id: event.id, kind: "checked", outcome: data.outcome };
+      const data = event.data as { runId: string; outcome: TCheckOutcome };
+      yield { id: event.id, kind: "checked", runId: data.runId, outcome: data.outcome };
     } else {
       const data = event.data as { materiality: "material" | "notable" | "baseline" | null };
       yield { id: event.id, kind: "changed", materiality: data.materiality };

@@ -8,7 +8,8 @@ import { site } from "./fixtures";
  * through the public API (as an integration or cron would) lands on the open page without a reload, announced
  * politely; charts have a time and a value axis with a tooltip per point; numbers read as money; the runs log
  * shows five runs and "Show all"; the definition version is not repeated on every entry; on a phone the state and
- * timeline come before runs and definition; the page's title is its decision; Refresh now keeps its size.
+ * timeline come before runs and definition; the page's title is its decision; Refresh now keeps its size, and its
+ * outcome gives way to a later run's (another tab's) once that run has ended.
  */
 const shop = acmePricingPage;
 const definition = ACME_PRICING_DEFINITION;
@@ -201,6 +202,53 @@ for (const viewport of [
     });
   });
 }
+
+test.describe("two tabs at phone width", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("Refresh now's outcome gives way when a later run, from another tab, records a change", async ({
+    page,
+    context,
+  }) => {
+    const path = `/e2e-two-tabs-${Date.now()}`;
+    const { id } = await trackerWithRuns(page.request, path, "Is Acme cheaper than us yet? (two tabs)");
+    const tabA = page;
+    const tabB = await context.newPage();
+    await openLive(tabA, id);
+    await openLive(tabB, id);
+
+    // Tab A: only an untracked part of the page moved, so the fields are read and none changed.
+    await site.setPage(path, {
+      body: shop("$100.00", "4.0").replace("<h1>Pricing</h1>", "<h1>Pricing</h1><p>Spring offers soon</p>"),
+    });
+    await tabA.getByRole("button", { name: "Refresh now" }).click();
+    const outcomeA = tabA.getByTestId("refresh-outcome");
+    await expect(outcomeA).toHaveText("no tracked field changed");
+    // Its own run's `checked` reaches both tabs; in tab A it leaves the answer as it is.
+    await expect(tabA.getByTestId("tracker-live-status")).toHaveText(/^Checked just now — no change/);
+    await expect(tabB.getByTestId("tracker-live-status")).toHaveText(/^Checked just now — no change/);
+    await expect(outcomeA).toHaveText("no tracked field changed");
+    const feedbackA = tabA.getByTestId("refresh-feedback");
+    const heightBefore = (await feedbackA.boundingBox())?.height;
+
+    // Tab B: the price fell; its run records a material change.
+    await site.setPage(path, { body: shop("$80.00", "4.0") });
+    await tabB.getByRole("button", { name: "Refresh now" }).click();
+    await expect(tabB.getByTestId("refresh-outcome")).toHaveText(/^material: price/);
+
+    // Tab A follows: the page shows the change, and its Refresh now line no longer contradicts it.
+    await expect(tabA.getByTestId("tracker-live-status")).toHaveText(/^New change recorded/);
+    await expect(tabA.getByTestId("timeline-entry").first()).toContainText("$100.00 → $80.00");
+    await expect(outcomeA).not.toHaveText("no tracked field changed");
+    await expect(outcomeA).toHaveText("Since then, another run recorded a new change");
+    await expect(outcomeA).toHaveAttribute("data-outcome", "material");
+    // The block keeps its size (its own run's steps give their room to the later run's line).
+    expect((await feedbackA.boundingBox())?.height).toBe(heightBefore);
+    // Tab B's answer is the latest run's: it stays.
+    await expect(tabB.getByTestId("refresh-outcome")).toHaveText(/^material: price/);
+    await tabB.close();
+  });
+});
 
 test("without JavaScript the page still shows its state, timeline and runs (rendered on the server)", async ({
   page,

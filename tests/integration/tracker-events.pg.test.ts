@@ -21,7 +21,11 @@ const definition = {
   materiality: { price: { kind: "numeric", relative: 0.05 } },
 };
 
-type TPayload = { id: string; topic: string; data: { trackerId: string; outcome?: string; materiality?: string } };
+type TPayload = {
+  id: string;
+  topic: string;
+  data: { trackerId: string; runId?: string; outcome?: string; materiality?: string };
+};
 
 describe.skipIf(!hasPostgres)("tracker.checked across instances on PostgreSQL", () => {
   let bench: TBenchDb;
@@ -82,6 +86,9 @@ describe.skipIf(!hasPostgres)("tracker.checked across instances on PostgreSQL", 
     await expect
       .poll(() => heardFor(tracker.id).map((p) => p.data.outcome))
       .toEqual(["baseline", "unchanged", "failed"]);
+
+    // The other instance hears which run ended, too: the run id its Refresh now answer names.
+    expect(heardFor(tracker.id).at(-1)?.data.runId).toBe(failed.value.runId);
 
     site.setPage("/pg-ev", { body: page("50") });
     expect((await refreshTracker(bench.db, tracker.id, options())).outcome).toBe("material");

@@ -61,7 +61,7 @@ async function trackerAt(path: string, price: string): Promise<string> {
   return tracker.id;
 }
 
-type TEnvelope = [string, { kind: string; outcome?: string; materiality?: string | null }, symbol];
+type TEnvelope = [string, { kind: string; runId?: string; outcome?: string; materiality?: string | null }, symbol];
 
 /** The subscription as the page opens it; `next()` is the next event as {id, kind, …}. */
 async function listen(user: TSessionUser, trackerId: string, lastEventId?: string) {
@@ -139,6 +139,25 @@ describe("tracker.events", () => {
       } finally {
         await resumed.close();
       }
+    } finally {
+      await events.close();
+    }
+  });
+
+  it("a `checked` event names its run, as that run's own answer does (a page's Refresh now tells its run from a later one)", async () => {
+    const trackerId = await trackerAt("/ev-run", "40");
+    const events = await listen(me, trackerId);
+    try {
+      const first = await refreshTracker(t.db, trackerId, options());
+      expect(await events.next()).toMatchObject({ kind: "checked", runId: first.runId, outcome: "baseline" });
+      const second = await refreshTracker(t.db, trackerId, options());
+      expect(second.runId).not.toBe(first.runId);
+      expect(await events.next()).toMatchObject({ kind: "checked", runId: second.runId, outcome: "unchanged" });
+      // A failed run too: its record is the one the runs log shows.
+      site.setPage("/ev-run", { status: 500, body: "Internal Server Error" });
+      const failed = await refreshTracker(t.db, trackerId, options());
+      expect(failed.status).toBe("failed");
+      expect(await events.next()).toMatchObject({ kind: "checked", runId: failed.runId, outcome: "failed" });
     } finally {
       await events.close();
     }

@@ -94,8 +94,18 @@ describe("event bus (in process)", () => {
   });
 
   it("replays per tracker: a subscriber of one tracker gets its newest event though another tracker's is newer", async () => {
-    await publish(db, "tracker.checked", { userId: "bus-user-4", trackerId: "mine", outcome: "unchanged" });
-    await publish(db, "tracker.checked", { userId: "bus-user-4", trackerId: "other", outcome: "material" });
+    await publish(db, "tracker.checked", {
+      userId: "bus-user-4",
+      trackerId: "mine",
+      runId: "r4a",
+      outcome: "unchanged",
+    });
+    await publish(db, "tracker.checked", {
+      userId: "bus-user-4",
+      trackerId: "other",
+      runId: "r4b",
+      outcome: "material",
+    });
     const controller = new AbortController();
     const first = await subscribe("bus-user-4", ["tracker.checked"], {
       lastEventId: "0",
@@ -110,7 +120,12 @@ describe("event bus (in process)", () => {
     const controller = new AbortController();
     const events = subscribe("bus-user-5", ["tracker.checked"], { signal: controller.signal });
     const pending = events.next();
-    const prepared = prepareEvent("tracker.checked", { userId: "bus-user-5", trackerId: "t5", outcome: "failed" });
+    const prepared = prepareEvent("tracker.checked", {
+      userId: "bus-user-5",
+      trackerId: "t5",
+      runId: "r5",
+      outcome: "failed",
+    });
     expect(prepared.notify).toBeNull();
     const early = await Promise.race([
       pending.then(() => "delivered"),

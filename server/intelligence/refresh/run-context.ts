@@ -54,7 +54,15 @@ export function runRecordOf(
   };
 }
 
-/** Whoever shows this tracker (its open page) hears that the run ended, whatever it found. */
+/**
+ * Whoever shows this tracker (its open page) hears that the run ended, whatever it found — and which run, so a
+ * page's Refresh now can tell its own run's end from a later one's.
+ */
 export function checkedEvent(ctx: TRunContext, outcome: TCheckOutcome) {
-  return prepareEvent("tracker.checked", { userId: ctx.tracker.userId, trackerId: ctx.tracker.id, outcome });
+  return prepareEvent("tracker.checked", {
+    userId: ctx.tracker.userId,
+    trackerId: ctx.tracker.id,
+    runId: ctx.runId,
+    outcome,
+  });
 }
