@@ -33,7 +33,19 @@ type TProps = {
   onSaveDefinition?: (definition: unknown) => Promise<void>;
   /** Switches how the page is read (web.scrape `render`); the server re-reads the sample that way. */
   onSetReadMode?: (mode: NonNullable<TDraftView["readMode"]>["mode"]) => Promise<void>;
+  /** A model is configured (the page's system status): else no agent reads or judges anything (rules mode). */
+  aiOn: boolean;
 };
+
+/**
+ * The reserved notable_signals field as it really works: the model's fill notes there what no field captures and
+ * the agent judges it; in rules mode nothing fills it (fill/fallback.ts), so it stays empty (docs/design.md §3).
+ */
+export function notableSignalsLine(aiOn: boolean): string {
+  return aiOn
+    ? "notable_signals: the agent decides (always present)"
+    : "notable_signals: stays empty — no AI is configured to note what the fields above miss";
+}
 
 /** The live draft definition: fields, identity rule and materiality in plain language, editable in place. */
 export function DraftCard({
@@ -45,6 +57,7 @@ export function DraftCard({
   scheduleMinutes,
   onSaveDefinition,
   onSetReadMode,
+  aiOn,
 }: TProps) {
   const current = asCardDefinition(definition);
   const canEdit = editable && !streaming && !!current && !!onSaveDefinition;
@@ -158,7 +171,7 @@ export function DraftCard({
             {draft.rules.map((rule) => (
               <li key={rule}>{rule}</li>
             ))}
-            <li>notable_signals: the agent decides (always present)</li>
+            <li>{notableSignalsLine(aiOn)}</li>
           </ul>
         </>
       )}

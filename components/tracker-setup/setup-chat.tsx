@@ -58,6 +58,7 @@ export function SetupChat({ initial, aiOn, notice = null, fixOnPage = false }: T
           scheduleMinutes={savedDraft?.scheduleMinutes}
           onSaveDefinition={actions.saveDefinition}
           onSetReadMode={actions.switchReadMode}
+          aiOn={aiOn}
         />
         {savedDraft && session.current.id ? (
           <PriceCandidates

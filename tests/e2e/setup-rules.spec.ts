@@ -30,6 +30,12 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await expect(card.locator('[data-field-name="headings"]')).toBeVisible();
   await expect(page.getByTestId("draft-rules")).toContainText("acme_pro_price: material on a 1% move or more");
   await expect(page.getByTestId("draft-identity")).toContainText("canonical URL");
+  // No agent in rules mode: a field without a rule is recorded as notable by the fallback judge, and the card says so.
+  await expect(card.locator('[data-field-name="title"]')).toContainText(
+    "title: any change is recorded as notable, for your review (no AI configured)",
+  );
+  await expect(page.getByTestId("draft-rules")).toContainText("notable_signals: stays empty");
+  await expect(card).not.toContainText("the agent decides");
   await expect(page).toHaveURL(/\/trackers\/new\?session=/);
 
   // Reload: conversation and draft are still there.
@@ -68,6 +74,7 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await expect(page).toHaveURL(new RegExp(`${trackerPath}/edit$`));
   await expect(page.getByTestId("chat-message").last()).toContainText("Version 1 stays as it is");
   await expect(card).toContainText("Draft definition (v2)");
+  await expect(card).not.toContainText("the agent decides"); // the edit's draft is described in the same words
   await expect(card.locator('[data-field-name="headings"]')).toHaveCount(0);
   await page.getByRole("button", { name: "Remove title" }).click();
   await expect(card.locator('[data-field-name="title"]')).toHaveCount(0);

@@ -1,4 +1,7 @@
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { notableSignalsLine } from "@/components/tracker-setup/draft-card";
+import { resetAiForTests, setModelOverrideForTests } from "@/server/ai";
 import { formatStructuredDocument } from "@/server/capabilities";
 import { parseDefinition } from "@/server/intelligence/definition";
 import { draftFromSample, draftWithNotes, findTarget, toDraftView, toFieldName } from "@/server/intelligence/setup";
@@ -167,5 +170,55 @@ describe("toDraftView", () => {
     expect(view.rules).toEqual(["rating: material when it moves by 0.2 stars or more"]);
     expect(view.fields[0]?.extractor).toBe("CSS #r");
     expect(view.identity).toMatch(/place id/);
+  });
+  it("says who decides a field left to the agent as this server really judges it: the model, or in rules mode notable", () => {
+    const definition = {
+      fields: [
+        { name: "title", type: "text", description: "t" },
+        { name: "menu", type: "text", description: "m" },
+        { name: "price", type: "number", description: "p" },
+      ],
+      materiality: {
+        menu: { kind: "ask_agent", guidance: "new dishes matter" },
+        price: { kind: "numeric", relative: 0.05 },
+      },
+    };
+    expect(toDraftView(definition, undefined, "agent").rules).toEqual([
+      "title: the agent decides",
+      "menu: the agent decides — “new dishes matter”",
+      "price: material on a 5% move or more",
+    ]);
+    // Rules mode has no agent: the fallback judge records any change of such a field as notable (judge/fallback.ts).
+    const rules = toDraftView(definition, undefined, "rules").rules;
+    expect(rules).toEqual([
+      "title: any change is recorded as notable, for your review (no AI configured)",
+      "menu: any change is recorded as notable, for your review (no AI configured)",
+      "price: material on a 5% move or more",
+    ]);
+    expect(rules.join("\n")).not.toContain("agent");
+  });
+  it("learns the mode from this server's judge model when not told", () => {
+    setModelOverrideForTests("judge", null);
+    try {
+      expect(toDraftView({ fields: [{ name: "title", type: "text" }] }).rules).toEqual([
+        "title: any change is recorded as notable, for your review (no AI configured)",
+      ]);
+    } finally {
+      resetAiForTests();
+    }
+    setModelOverrideForTests("judge", new MockLanguageModelV4());
+    try {
+      expect(toDraftView({ fields: [{ name: "title", type: "text" }] }).rules).toEqual(["title: the agent decides"]);
+    } finally {
+      resetAiForTests();
+    }
+  });
+});
+
+describe("the draft card's notable_signals line", () => {
+  it("is the agent's with a model, and empty in rules mode", () => {
+    expect(notableSignalsLine(true)).toBe("notable_signals: the agent decides (always present)");
+    expect(notableSignalsLine(false)).not.toContain("agent");
+    expect(notableSignalsLine(false)).toContain("stays empty");
   });
 });

@@ -1,7 +1,25 @@
 import { describeContextRule, type TContextRule, type TContextValue } from "@/contracts/definition/context-rule-schema";
 import type { TDraftView } from "@/contracts/setup-ui-message";
+import { getModel } from "../../ai";
 import { describeRule, type TMaterialityRule } from "../definition";
 import { readModeView } from "./read-mode";
+
+/** Who decides a change no code rule decides: the judge model, or — none configured — the rules-mode fallback. */
+export type TJudgeMode = "agent" | "rules";
+
+/** This server's mode, as the hot loop will judge (refresh-tracker.ts takes the same getModel("judge")). */
+export function currentJudgeMode(): TJudgeMode {
+  return getModel("judge") ? "agent" : "rules";
+}
+
+/**
+ * A field left to the agent (no rule, or "ask the agent"), as it is really judged: by the model, or in rules mode by
+ * the fallback judge, which records every such change as notable for the person to review (judge/fallback.ts).
+ */
+export function undecidedRuleText(name: string, judge: TJudgeMode, guidance?: string): string {
+  if (judge === "rules") return `${name}: any change is recorded as notable, for your review (no AI configured)`;
+  return describeRule({ name }, guidance ? { kind: "ask_agent", guidance } : { kind: "ask_agent" });
+}
 
 const IDENTITY_TEXT: Record<string, string> = {
   place_id: "The Google Maps place id identifies what is tracked",
@@ -11,9 +29,14 @@ const IDENTITY_TEXT: Record<string, string> = {
 
 /**
  * The draft card's view of a definition — also of a partial one while it streams in, so every
- * property is read defensively. Rules are described in plain language by describeRule.
+ * property is read defensively. Rules are described in plain language by describeRule; a field left to the agent
+ * as `judge` will really decide it (the server's mode unless given).
  */
-export function toDraftView(definition: unknown, target?: { capability: string; input: unknown }): TDraftView {
+export function toDraftView(
+  definition: unknown,
+  target?: { capability: string; input: unknown },
+  judge: TJudgeMode = currentJudgeMode(),
+): TDraftView {
   const d = isRecord(definition) ? definition : {};
   const fields = (Array.isArray(d.fields) ? d.fields : []).filter(isRecord).flatMap((f) => {
     if (typeof f.name !== "string" || !f.name) return [];
@@ -32,12 +55,16 @@ export function toDraftView(definition: unknown, target?: { capability: string; 
   const rules = fields.map((field) => {
     const rule = materiality[field.name];
     const known = isRecord(rule) && typeof rule.kind === "string" ? (rule as TMaterialityRule) : undefined;
+    if (!known || known.kind === "ask_agent") {
+      const guidance = known && typeof known.guidance === "string" && known.guidance ? known.guidance : undefined;
+      return undecidedRuleText(field.name, judge, guidance);
+    }
     try {
       // A rule still streaming in may have a half-written kind that describes as nothing yet.
       const text: unknown = describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
       return typeof text === "string" ? text : `${field.name}: …`;
     } catch {
-      return `${field.name}: the agent decides`;
+      return undecidedRuleText(field.name, judge);
     }
   });
   // Context rules (docs/context-files.md) after the fields' own: "price: material when it drops below our_price (…)".
