@@ -184,7 +184,8 @@ test("a view by its address: search and filter in the URL, 50 a page with Load m
       data: {
         decision: i === 52 ? `Unrelated ${Date.now()}` : `Is ${tag} item ${i} cheaper?`,
         capability: "web.scrape",
-        capabilityInput: { url: site.urlFor(`/e2e-${tag}/${i}`) },
+        // The unrelated one's address must not name the tag either: the search reads addresses too.
+        capabilityInput: { url: site.urlFor(i === 52 ? `/e2e-other-${Date.now()}` : `/e2e-${tag}/${i}`) },
         definition,
       },
     });
