@@ -1,15 +1,18 @@
 import type { MetadataRoute } from "next";
 
 /**
- * robots.txt (docs/operations.md, "Deploy"): a person's own instance, so crawlers may read the sign-in page and
- * nothing behind it — every other page needs a session and answers a redirect to sign-in, and the API needs a token.
+ * robots.txt (docs/operations.md, "Deploy"): a person's own instance. The app's pages may be crawled — without a
+ * session each one answers a redirect to sign-in, which is all a crawler ever sees, and the session, not robots.txt,
+ * is what keeps them private; disallowing them only made Lighthouse report every page as blocked from indexing
+ * (tests/e2e/lighthouse-seo.spec.ts). The API (JSON behind a token), invitation links (a secret in the path) and the
+ * account-creation pages stay disallowed.
  */
 export default function robots(): MetadataRoute.Robots {
   return {
     rules: {
       userAgent: "*",
-      allow: ["/$", "/sign-in"],
-      disallow: ["/api/", "/trackers", "/settings", "/system", "/inbox", "/invite/", "/setup-owner", "/sign-up"],
+      allow: "/",
+      disallow: ["/api/", "/invite/", "/setup-owner", "/sign-up"],
     },
   };
 }
