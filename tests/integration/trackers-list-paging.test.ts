@@ -84,14 +84,19 @@ beforeAll(async () => {
     attentionReason: s.attentionReason,
     createdAt: s.createdAt,
   });
+  const seedAt = (i: number) => {
+    const seed = seeds[i];
+    if (!seed) throw new Error(`no seed ${i}`);
+    return seed;
+  };
   await t.db.tracker.createMany({ data: seeds.map((s) => row(s, "alice")) });
   // Two drafts never locked (unfinished setups, listed apart) and Bob's trackers, Acme ones among them.
   await t.db.tracker.createMany({
     data: [
-      { ...row({ ...seeds[1]!, id: "draft-1", status: "draft", lockedVersion: null }, "alice") },
-      { ...row({ ...seeds[2]!, id: "draft-2", status: "draft", lockedVersion: null }, "alice") },
+      { ...row({ ...seedAt(1), id: "draft-1", status: "draft", lockedVersion: null }, "alice") },
+      { ...row({ ...seedAt(2), id: "draft-2", status: "draft", lockedVersion: null }, "alice") },
       ...Array.from({ length: 60 }, (_, i) => ({
-        ...row({ ...seeds[i]!, id: `bob-${i}`, decision: `Acme for Bob ${i}` }, "bob"),
+        ...row({ ...seedAt(i), id: `bob-${i}`, decision: `Acme for Bob ${i}` }, "bob"),
       })),
     ],
   });
