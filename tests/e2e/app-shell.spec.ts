@@ -88,7 +88,7 @@ test.describe("app shell", () => {
     }
   });
 
-  test("robots.txt is a real robots file, also without a session: the sign-in page crawlable, the rest not", async ({
+  test("robots.txt is a real robots file, also without a session: pages crawlable, the API and invitations not", async ({
     playwright,
     baseURL,
   }) => {
@@ -98,9 +98,10 @@ test.describe("app shell", () => {
     expect(res.headers()["content-type"]).toContain("text/plain");
     const text = await res.text();
     expect(text).toMatch(/^User-agent: \*$/im);
-    expect(text).toMatch(/^Allow: \/sign-in$/m);
-    expect(text).toMatch(/^Disallow: \/trackers$/m);
+    // The pages may be crawled (without a session each answers the sign-in redirect); the API and secrets may not.
+    expect(text).toMatch(/^Allow: \/$/m);
     expect(text).toMatch(/^Disallow: \/api\/$/m);
+    expect(text).toMatch(/^Disallow: \/invite\/$/m);
     await signedOut.dispose();
   });
 
