@@ -11,7 +11,12 @@ import { HydrateClient, prefetch, requirePageUser, trpc } from "@/server/api/rsc
 
 export const metadata: Metadata = { title: "Settings" };
 
-/** The person's own preferences; how the server runs (AI, database, versions) is on the read-only System page. */
+/**
+ * The person's own preferences; how the server runs (AI, database, versions) is on the read-only System page. Every
+ * section arrives with the HTML, so the page reads without JavaScript: no loading.tsx (its Suspense boundary would
+ * stream the content hidden behind a skeleton that only a script reveals), and each section's query is prefetched
+ * below with the key its component uses.
+ */
 export default async function SettingsPage() {
   const user = await requirePageUser();
   // The sections' data arrives with the page (no loading flash, and no client fetch still in flight when the

@@ -25,7 +25,8 @@ const hint = "block text-xs text-stone-600 dark:text-stone-400";
 
 /**
  * How this server runs, read-only: AI provider and models, database, versions. Values come from environment
- * variables; where the data lives is shown to the owner only (server/system/get-system-status.ts).
+ * variables; where the data lives is shown to the owner only (server/system/get-system-status.ts). No loading.tsx: its
+ * Suspense boundary would stream the page hidden behind a skeleton that only a script reveals.
  */
 export default async function SystemPage() {
   const caller = await getServerCaller();

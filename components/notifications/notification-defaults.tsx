@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/button-styles";
 import { fieldErrorsOf } from "@/components/ui/field-errors";
@@ -27,17 +27,9 @@ export function NotificationDefaults() {
   const queryClient = useQueryClient();
   const id = useId();
   const defaults = useQuery(trpc.notification.defaults.queryOptions());
-  const [form, setForm] = useState<TNotificationDefaultsInput | null>(null);
-  const [quiet, setQuiet] = useState({ start: "", end: "" });
-  useEffect(() => {
-    if (defaults.data && !form) {
-      setForm(defaults.data);
-      setQuiet({
-        start: minuteToClock(defaults.data.quietStartMinute),
-        end: minuteToClock(defaults.data.quietEndMinute),
-      });
-    }
-  }, [defaults.data, form]);
+  // What the person changed; until then the stored defaults, so the form is in the server's HTML (it is prefetched).
+  const [draft, setForm] = useState<TNotificationDefaultsInput | null>(null);
+  const [quietDraft, setQuiet] = useState<{ start: string; end: string } | null>(null);
   const save = useMutation(
     trpc.notification.updateDefaults.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries(trpc.notification.defaults.queryFilter()),
@@ -45,7 +37,19 @@ export function NotificationDefaults() {
   );
   const errors = fieldErrorsOf(save.error);
 
-  if (defaults.isPending || !form) return <p className="mt-3 text-sm">Loading…</p>;
+  if (defaults.isPending) return <p className="mt-3 text-sm">Loading…</p>;
+  if (defaults.isError) {
+    return (
+      <p role="alert" className="mt-3 text-sm text-red-700 dark:text-red-300">
+        Could not load the defaults: {defaults.error.message}
+      </p>
+    );
+  }
+  const form = draft ?? defaults.data;
+  const quiet = quietDraft ?? {
+    start: minuteToClock(defaults.data.quietStartMinute),
+    end: minuteToClock(defaults.data.quietEndMinute),
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate({ ...form, quietStartMinute: clockToMinute(quiet.start), quietEndMinute: clockToMinute(quiet.end) });

@@ -47,6 +47,10 @@ export default async function TrackerRoute({ params, searchParams }: TProps) {
     prefetch(trpc.tracker.series.queryOptions({ trackerId: id })),
     prefetch(trpc.tracker.runs.queryOptions({ trackerId: id, limit: RUNS_PREVIEW_LIMIT })),
     prefetch(trpc.tracker.prunedRunDays.queryOptions({ trackerId: id, limit: PRUNED_DAYS_LIMIT })),
+    prefetch(trpc.tracker.rejudged.queryOptions({ trackerId: id })),
+    prefetch(trpc.contextFile.list.queryOptions({ trackerId: id })),
+    // The Notifications card's routing (components/notifications/tracker-routing.tsx).
+    prefetch(trpc.notification.trackerRouting.queryOptions({ trackerId: id })),
     getQueryClient().prefetchInfiniteQuery(
       trpc.tracker.timeline.infiniteQueryOptions(
         { trackerId: id, limit: TIMELINE_PAGE_SIZE },

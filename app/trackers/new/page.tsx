@@ -8,6 +8,16 @@ import { getQueryClient, getServerCaller, HydrateClient, prefetch, trpc } from "
 
 export const metadata: Metadata = { title: "New tracker" };
 
+/** The queries of a resumed setup's price list and context files, when the chat shows them. */
+function resumedPanels(initial: TSetupSnapshot) {
+  const { sessionId, draft, locked } = initial;
+  const trackerId = initial.trackerId ?? draft?.trackerId ?? null;
+  return [
+    ...(draft ? [trpc.setup.priceCandidates.queryOptions({ sessionId })] : []),
+    ...(trackerId && !locked ? [trpc.contextFile.list.queryOptions({ trackerId })] : []),
+  ];
+}
+
 export default async function NewTrackerPage({ searchParams }: { searchParams: Promise<{ session?: string }> }) {
   const { session } = await searchParams;
   const sessionId = typeof session === "string" && session ? session : null;
@@ -27,8 +37,12 @@ export default async function NewTrackerPage({ searchParams }: { searchParams: P
   }
   // Starting anew: the same unfinished-setups list as /trackers, its most recent first (docs/trackers.md).
   if (!initial) await prefetch(trpc.tracker.unfinishedSetups.queryOptions());
+  // Resuming: what the chat's side panels read (the same inputs as components/tracker-setup/setup-chat.tsx's), so they
+  // arrive with the HTML instead of a "Loading…" only a script replaces. Not the page view: its whole sample page would
+  // travel twice (in the frame and in the dehydrated cache), and picking on it needs a script anyway.
+  else await Promise.all(resumedPanels(initial).map((options) => prefetch(options)));
   return (
-    <>
+    <HydrateClient>
       {/* A conversation that edits a live tracker says so, as its own edit page does. */}
       {initial && initial.lockedVersion !== null ? (
         <PageHeader
@@ -43,12 +57,10 @@ export default async function NewTrackerPage({ searchParams }: { searchParams: P
       )}
       {initial ? null : (
         <div data-testid="resume-setups" className="mb-6">
-          <HydrateClient>
-            <UnfinishedSetups shownAtFirst={3} intro="Pick up where you left off, or start a new one below." />
-          </HydrateClient>
+          <UnfinishedSetups shownAtFirst={3} intro="Pick up where you left off, or start a new one below." />
         </div>
       )}
       <SetupChat key={sessionId ?? "new"} initial={initial} notice={notice} aiOn={status.ai.mode !== "rules"} />
-    </>
+    </HydrateClient>
   );
 }

@@ -6,10 +6,10 @@ import { getQueryClient, prefetch, trpc } from "@/server/api/rsc";
 type TProps = { children: ReactNode; params: Promise<{ id: string; key: string }> };
 
 /**
- * Whether the member exists, decided before anything streams: the page's loading skeleton (loading.tsx) wraps the
- * page, not this layout, so another person's tracker, a tracker that watches no set and an unknown key are still a
- * real 404 (docs/design.md §9: one answer for all of them). The read lands in the request's query client, where the
- * page finds it fresh.
+ * Whether the member exists, decided before anything streams, so another person's tracker, a tracker that watches no
+ * set and an unknown key are a real 404 (docs/design.md §9: one answer for all of them). The read lands in the
+ * request's query client, where the page finds it fresh. No loading.tsx: its Suspense boundary would stream the page
+ * hidden behind a skeleton that only a script reveals (the page reads without JavaScript, as the feed does).
  */
 export default async function SetMemberLayout({ children, params }: TProps) {
   const { id: trackerId, key: param } = await params;
