@@ -18,7 +18,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // proxy's CSP nonce on its scripts). Signed out (sign-in, first run), the header shows the name only.
   const user = await getPageUser();
   // Every time on every page is written in the person's zone from the first paint (docs/feed.md, "Time zone").
-  const [timeZone] = await Promise.all([getPageTimeZone(), user ? prefetch(trpc.system.status.queryOptions()) : null]);
+  // The header's AI status and unread count arrive with the page too (readable without JavaScript).
+  const [timeZone] = await Promise.all([
+    getPageTimeZone(),
+    user ? prefetch(trpc.system.status.queryOptions()) : null,
+    user ? prefetch(trpc.notification.unreadCount.queryOptions()) : null,
+  ]);
   const serverUrl = `http://127.0.0.1:${getEnv().PORT}/api/trpc`;
 
   return (
