@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { handleRestRequest } from "@/server/api/rest/handle-rest-request";
 import { createApiToken } from "@/server/api-tokens";
 import { parseEnv, resetEnvForTests } from "@/server/env";
+import { createHostGate } from "@/server/lib/host-gate";
+import { setHostGate } from "@/server/lib/host-gate-instance";
 import { createDemoApi, retryAfterMs } from "../../scripts/demo/demo-api";
 import { demoAppEnv, demoRefreshLimit, PRELUDE_STEPS } from "../../scripts/demo/demo-app-env";
 import { startDemoSite, type TDemoSite } from "../../scripts/demo/demo-site";
@@ -94,6 +96,9 @@ describe("the demo's refreshes against the real limiter", () => {
   const sites: TDemoSite[] = [];
 
   beforeAll(async () => {
+    // The test moves a fake Date and the per-host gate times its gap by that clock (docs/scheduling.md, "Politeness
+    // per host"): with a gap, a refresh waits for a Date that never moves on its own. The gate is not what this tests.
+    setHostGate(createHostGate({ maxInFlight: 16, minGapMs: 0, maxWaitMs: 5_000 }));
     vi.stubEnv("AI_PROVIDER", "rules");
     resetEnvForTests();
     t = await createTestDb();
@@ -108,6 +113,7 @@ describe("the demo's refreshes against the real limiter", () => {
     vi.useRealTimers();
   });
   afterAll(async () => {
+    setHostGate(undefined);
     vi.unstubAllEnvs();
     resetEnvForTests();
     for (const site of sites) await site.close();
