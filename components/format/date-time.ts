@@ -7,6 +7,8 @@
  * same characters and nothing is rewritten after hydration.
  */
 
+import { wallTimeAt } from "@/contracts/wall-time";
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
 
 export type TInstant = Date | string | number;
@@ -24,37 +26,28 @@ export function formatUtc(date: Date): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
 }
 
-const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+const knownZones = new Map<string, boolean>();
 
-function zoneFormatter(zone: string): Intl.DateTimeFormat {
-  let f = zoneFormatters.get(zone);
-  if (!f) {
+/** Whether this runtime knows `zone` (an unknown one reads as UTC, and says so); asked once per zone. */
+function knowsZone(zone: string): boolean {
+  let known = knownZones.get(zone);
+  if (known === undefined) {
     try {
-      f = new Intl.DateTimeFormat("en-US", {
-        timeZone: zone,
-        hourCycle: "h23",
-        year: "numeric",
-        month: "numeric",
-        day: "numeric",
-        hour: "numeric",
-        minute: "numeric",
-      });
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      known = true;
     } catch {
-      f = zoneFormatter("UTC"); // a zone this runtime does not know reads as UTC (and says so)
+      known = false;
     }
-    zoneFormatters.set(zone, f);
+    knownZones.set(zone, known);
   }
-  return f;
+  return known;
 }
 
 /** "12 Dec 2026, 23:30 Asia/Tokyo": an instant in `zone`, the same text on every server and browser. */
 export function formatInZone(date: Date, zone: string): string {
-  if (zone === "UTC") return formatUtc(date);
-  const f = zoneFormatter(zone);
-  const parts: Record<string, number> = {};
-  for (const p of f.formatToParts(date)) if (p.type !== "literal") parts[p.type] = Number(p.value);
-  const shown = f.resolvedOptions().timeZone === "UTC" ? "UTC" : zone;
-  return `${parts.day} ${MONTHS[(parts.month ?? 1) - 1]} ${parts.year}, ${pad((parts.hour ?? 0) % 24)}:${pad(parts.minute ?? 0)} ${shown}`;
+  if (zone === "UTC" || !knowsZone(zone)) return formatUtc(date);
+  const w = wallTimeAt(date.getTime(), zone);
+  return `${w.day} ${MONTHS[w.month - 1]} ${w.year}, ${pad(w.hour)}:${pad(w.minute)} ${zone}`;
 }
 
 /** A UTC calendar day ("2026-11-29", as retention sums runs) as a Date at its UTC midnight; null when invalid. */

@@ -4,7 +4,9 @@
  * Outlook and hand-written feeds often do not), including Windows zone names from Outlook/Exchange.
  */
 
-export type TWallTime = { year: number; month: number; day: number; hour: number; minute: number; second: number };
+import { type TWallTime, wallTimeAt } from "@/contracts/wall-time";
+
+export { type TWallTime, wallTimeAt };
 
 /** Windows time zone names (Outlook/Exchange) → IANA, from CLDR windowsZones.xml (territory 001). */
 const WINDOWS_ZONES: Record<string, string> = {
@@ -117,42 +119,6 @@ export function resolveTzid(tzid: string | null | undefined): string | null {
   if (isIanaZone(name)) return name;
   const suffix = /([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?)$/.exec(name)?.[1];
   return suffix && isIanaZone(suffix) ? suffix : null;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatterFor(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
-/** The wall-clock time an instant shows in `zone` (an IANA name the platform knows), to the second. */
-export function wallTimeAt(ms: number, zone: string): TWallTime {
-  const parts: Record<string, number> = {};
-  for (const p of formatterFor(zone).formatToParts(new Date(ms))) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value);
-  }
-  return {
-    year: parts.year ?? 1970,
-    month: parts.month ?? 1,
-    day: parts.day ?? 1,
-    // Some ICU versions write midnight as 24 even with h23.
-    hour: (parts.hour ?? 0) % 24,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
-  };
 }
 
 /** The zone's UTC offset (ms, local − UTC) at an instant. */
