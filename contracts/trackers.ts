@@ -139,7 +139,10 @@ export const ZRefreshRunViewSchema = z
   .meta({ id: "RefreshRun" });
 export type TRefreshRunView = z.infer<typeof ZRefreshRunViewSchema>;
 
-/** Older runs retention summed per UTC day (unchanged checks and skipped runs past RUN_RETENTION_DAYS). */
+/**
+ * Runs counted per UTC day instead of kept one by one: scheduled checks that found the page unchanged (counted as they
+ * happen) and older unchanged or skipped runs retention summed past RUN_RETENTION_DAYS.
+ */
 export const ZPrunedRunDaySchema = z
   .object({
     day: z.string().describe("UTC day, YYYY-MM-DD"),
@@ -259,7 +262,9 @@ export const ZListRunsResponseSchema = z.object({
   runs: z.array(ZRefreshRunViewSchema),
   prunedDays: z
     .array(ZPrunedRunDaySchema)
-    .describe("Older unchanged and skipped runs, summed per day once pruned (newest first, at most `limit` days)"),
+    .describe(
+      "Runs counted per day instead of kept: scheduled unchanged checks, and older unchanged or skipped runs once pruned (newest first, at most `limit` days)",
+    ),
 });
 export const ZPrunedRunDaysRequestSchema = ZListRunsRequestSchema;
 

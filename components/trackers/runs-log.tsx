@@ -10,7 +10,8 @@ import { PRUNED_DAYS_LIMIT, RUNS_ALL_LIMIT, RUNS_PREVIEW_LIMIT, RUNS_SHOWN } fro
 
 /**
  * The runs log: the last five runs (trigger, status, duration, model calls, error, and each run's steps), "Show
- * all" for the rest; below it, older unchanged checks that retention summed per day.
+ * all" for the rest; below it, the checks counted per day instead of stored — scheduled checks that found the page
+ * unchanged, and older runs retention summed (docs/refresh.md "Unchanged checks are counted, not stored").
  */
 export function RunsLog({ trackerId }: { trackerId: string }) {
   const trpc = useTRPC();
@@ -22,7 +23,14 @@ export function RunsLog({ trackerId }: { trackerId: string }) {
   });
   if (runs.isPending) return <p role="status">Loading runs…</p>;
   if (runs.isError) return <p role="alert">Could not load runs: {runs.error.message}</p>;
-  if (runs.data.length === 0) return <p className="text-sm text-stone-600 dark:text-stone-400">No runs yet.</p>;
+  if (runs.data.length === 0) {
+    return (
+      <>
+        <p className="text-sm text-stone-600 dark:text-stone-400">No runs kept yet.</p>
+        <CountedDays trackerId={trackerId} />
+      </>
+    );
+  }
   const shown = all && !runs.isPlaceholderData ? runs.data : runs.data.slice(0, RUNS_SHOWN);
   const more = !all && runs.data.length > RUNS_SHOWN;
   return (
@@ -45,19 +53,22 @@ export function RunsLog({ trackerId }: { trackerId: string }) {
           ) : null}
         </div>
       ) : null}
-      <PrunedDays trackerId={trackerId} />
+      <CountedDays trackerId={trackerId} />
     </>
   );
 }
 
-/** Days whose unchanged checks were pruned (RUN_RETENTION_DAYS): one line each. Nothing while none are. */
-function PrunedDays({ trackerId }: { trackerId: string }) {
+/**
+ * Days with checks counted rather than kept as runs (scheduled unchanged checks, and runs past RUN_RETENTION_DAYS):
+ * one line each. Nothing while none are.
+ */
+function CountedDays({ trackerId }: { trackerId: string }) {
   const trpc = useTRPC();
   const days = useQuery(trpc.tracker.prunedRunDays.queryOptions({ trackerId, limit: PRUNED_DAYS_LIMIT }));
   if (!days.data?.length) return null;
   return (
     <section data-testid="pruned-run-days" className="mt-3 text-xs text-stone-600 dark:text-stone-400">
-      <h3 className="font-medium">Older checks, summed per day (UTC)</h3>
+      <h3 className="font-medium">Unchanged checks, counted per day (UTC)</h3>
       <ul>
         {days.data.map((d) => (
           <li key={d.day}>

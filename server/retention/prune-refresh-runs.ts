@@ -1,6 +1,7 @@
 import type { TDb } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { batchesWithinBudget, DAY_MS } from "../lib/batches-within-budget";
+import { addToRunDaysSql } from "../usage/run-day-counts";
 
 export type TPruneOptions = {
   now: Date;
@@ -91,21 +92,9 @@ export function pruneBatchSql(cutoff: Date, batchSize: number): Prisma.Sql {
       FROM "deleted" d LEFT JOIN "ledger" l ON l."runId" = d."id"
       GROUP BY d."trackerId", d."createdAt"::date
     ), "upserted" AS (
-      INSERT INTO "RunDailyStat" AS s ("trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens",
-        "outputTokens", "capabilityCalls", "requests", "bytes")
-      SELECT "trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens", "outputTokens",
-        "capabilityCalls", "requests", "bytes"
-      FROM "days" ORDER BY "trackerId", "day"
-      ON CONFLICT ("trackerId", "day") DO UPDATE SET
-        "unchanged" = s."unchanged" + EXCLUDED."unchanged",
-        "skipped" = s."skipped" + EXCLUDED."skipped",
-        "modelCalls" = s."modelCalls" + EXCLUDED."modelCalls",
-        "inputTokens" = s."inputTokens" + EXCLUDED."inputTokens",
-        "outputTokens" = s."outputTokens" + EXCLUDED."outputTokens",
-        "capabilityCalls" = s."capabilityCalls" + EXCLUDED."capabilityCalls",
-        "requests" = s."requests" + EXCLUDED."requests",
-        "bytes" = s."bytes" + EXCLUDED."bytes"
-      RETURNING 1
+      ${addToRunDaysSql(Prisma.sql`SELECT "trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens",
+        "outputTokens", "capabilityCalls", "requests", "bytes"
+      FROM "days" ORDER BY "trackerId", "day"`)}
     )
     SELECT (SELECT count(*) FROM "deleted")::int AS "runs", (SELECT count(*) FROM "upserted")::int AS "days"`;
 }

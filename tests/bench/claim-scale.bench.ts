@@ -4,7 +4,12 @@ import { applyMigrations, createPostgresDb, describePostgresUrl, pgClientRunner,
 import { resetEnvForTests } from "@/server/env";
 import { prepareEvent } from "@/server/events";
 import type { Prisma } from "@/server/generated/prisma/client";
-import { type TRunFinalInput, writeRunFinal, writeRunFinals } from "@/server/intelligence/refresh/run-record";
+import {
+  isCountedCheck,
+  type TRunFinalInput,
+  writeRunFinal,
+  writeRunFinals,
+} from "@/server/intelligence/refresh/run-record";
 import { stampWrites } from "@/server/intelligence/refresh/timeline-writes";
 import { claimDueTrackers, refreshSuccessSql, type TLoadedTracker } from "@/server/intelligence/tracker-store";
 import { pruneBatchSql } from "@/server/retention";
@@ -306,7 +311,7 @@ async function countDue(client: pg.Client, t0: string): Promise<{ active: number
 
 // --- the app's statements --------------------------------------------------------------------------------------
 
-/** An unchanged run's final write, as finish-run.ts composes it (fence + run row + ledger row + state stamp + event). */
+/** A scheduled unchanged check's final write, as finish-run.ts composes it (fence + count on the day + state stamp + event). */
 function unchangedFinal(claimed: TLoadedTracker): TRunFinalInput {
   const startedAt = new Date();
   const finishedAt = new Date(startedAt.getTime() + 190);
@@ -359,6 +364,7 @@ function unchangedFinal(claimed: TLoadedTracker): TRunFinalInput {
       },
     ],
     fenced: true,
+    countOnly: isCountedCheck(run),
     ...(stamp ? { extra: (guard: string) => stamp(finishedAt, guard) } : {}),
     notify: [checked.notify],
   };

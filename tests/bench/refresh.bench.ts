@@ -557,6 +557,7 @@ function perRefreshResources(r: TResources, refreshes: number): TResources {
 
 /** "12.0 + 2.0" = statements + BEGIN/COMMIT. */
 const statementsCell = (statements: number, control: number) => `${fmt(statements)} + ${fmt(control)}`;
+const kb = (bytes: number) => (Number.isFinite(bytes) ? `${fmt(bytes / 1024, 1)} KB` : "–");
 const bytesCell = (bytes: number) => (Number.isFinite(bytes) ? `${fmt(bytes, 0)} B` : "–");
 
 function serverCpuCell(kind: TBenchDbKind, ms: number): string {
@@ -688,6 +689,29 @@ async function runOn(
       );
       if (round > 0) rounds.push({ round, order: hotFirst ? "hot" : "floor", changed, hot, floor });
     }
+
+    // ---- Storage of unchanged checks (docs/refresh.md "Unchanged checks are counted, not stored") ----
+    // Two more passes over every page, nothing changed, as the scheduler runs them (trigger cron, no idempotency
+    // key), 15 minutes apart on a day no check has counted on yet: the first adds each tracker's row for the day,
+    // the second only adds to it. Table + index growth per 1,000 refreshes, and at a 15-minute schedule (96 a day).
+    const storageDay = new Date(Math.max(Date.now(), claim?.now.getTime() ?? 0) + DAY_MS);
+    storageDay.setUTCHours(8, 0, 0, 0);
+    const opened = { bench, site, models };
+    const storagePass = async (at: Date) => {
+      for (const page of pages) opened.site.setPage(page.path, { body: renderBenchPage(page) });
+      await settleBeforePass();
+      return hotPass(opened.bench, targets, { ...baseOptions, now: () => at }, o.concurrency, opened.models, null);
+    };
+    const firstOfDay = await storagePass(storageDay);
+    const laterThatDay = await storagePass(new Date(storageDay.getTime() + 15 * 60_000));
+    if (claim) claim.now = new Date(storageDay.getTime() + DAY_MS);
+    const storageBroken = [...firstOfDay.results, ...laterThatDay.results].some((r) => r.outcome !== "unchanged");
+    const perThousand = (pass: THotPass) => (pass.resources.relationBytes / targets.length) * 1000;
+    const storage = {
+      first: perThousand(firstOfDay),
+      later: perThousand(laterThatDay),
+      schedule: (perThousand(firstOfDay) + 95 * perThousand(laterThatDay)) / 96,
+    };
 
     // ---- Report -------------------------------------------------------------------------------
     const hotRates = rounds.map((r) => rate(o.trackers, r.hot.wallMs));
@@ -934,8 +958,15 @@ async function runOn(
         `${bytesCell(hotRes.relationBytes)} stored and ${bytesCell(hotRes.walBytes)} WAL per refresh; ` +
         `${fmt(mean(callsUnchanged), 2)} model calls per unchanged refresh`,
     );
+    out(
+      `  RESULT storage (${kind}): per 1,000 unchanged scheduled refreshes, table + index growth ${kb(storage.later)} ` +
+        `(later checks of a day), ${kb(storage.first)} (a tracker's first check of a day, which adds its day row) → ` +
+        `${kb(storage.schedule)} at a 15-minute schedule (goal ≤ 100 KB)` +
+        (storageBroken ? "; ! a storage pass found a change: not comparable" : ""),
+    );
     if (warnings.length) out(`  ${warnings.length} refresh warning(s), first: ${warnings[0]}`);
-    const broken = failed > 0 || floorFailed > 0 || baseline.results.some((r) => r.outcome !== "baseline");
+    const broken =
+      storageBroken || failed > 0 || floorFailed > 0 || baseline.results.some((r) => r.outcome !== "baseline");
     if (broken) {
       out("  ! some refreshes failed or the baseline did not complete: the numbers above are not comparable");
       process.exitCode = 1;

@@ -54,7 +54,7 @@ export async function buildCaptureHistory(db: TDb, site: TFixtureSite, path: str
     site.setPage(path, { body: stablePage(price) });
     const when = new Date(iso);
     const result = await refreshTracker(db, trackerId, {
-      trigger: "cron",
+      trigger: "manual",
       models: { filler: null, judge: null },
       capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
       now: () => when,

@@ -100,7 +100,7 @@ describe("thinCaptures", () => {
       site.setPage("/thin-quiet", { body: `<main><span id="price">${price}</span></main>` });
       const when = new Date(iso);
       const r = await refreshTracker(t.db, tracker.id, {
-        trigger: "cron",
+        trigger: "manual",
         models: { filler: null, judge: null },
         capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
         now: () => when,
@@ -173,7 +173,7 @@ describe("run retention and captures", () => {
       site.setPage("/thin-rehash", { body: page(note) });
       const when = new Date(iso);
       const r = await refreshTracker(t.db, tracker.id, {
-        trigger: "cron",
+        trigger: "manual",
         models: { filler: null, judge: null },
         capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
         now: () => when,

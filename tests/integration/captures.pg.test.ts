@@ -38,7 +38,7 @@ describe.skipIf(!hasPostgres)("captures on PostgreSQL", () => {
     const refresh = async (body: string) => {
       site.setPage("/pg-cap", { body });
       const r = await refreshTracker(pg.db, tracker.id, {
-        trigger: "worker",
+        trigger: "manual",
         models: { filler: null, judge: null },
         capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 5000 }),
       });

@@ -137,16 +137,19 @@ describe("statements per refresh", () => {
     expect(second.statements - claims).toBeGreaterThanOrEqual(1);
     expect(claims).toBeLessThanOrEqual(4); // batches of ≤ 3, and the empty claim that ends the pass
     expect(second.transactions).toBe(0);
-    // ...and every run was written as its own statement would have written it: run, ledger row, stamp, next run.
+    // ...and every check was written as its own statement would have written it: counted on the tracker's day
+    // (docs/refresh.md "Unchanged checks are counted, not stored": no run row, no ledger row), stamp, next run.
     for (const id of ids) {
-      const run = await t.db.refreshRun.findFirstOrThrow({ where: { trackerId: id }, orderBy: { createdAt: "desc" } });
-      expect(run).toMatchObject({ status: "completed", outcome: "unchanged", trigger: "cron" });
-      expect(await t.db.capabilityCall.count({ where: { runId: run.id } })).toBe(1);
+      expect(await t.db.refreshRun.count({ where: { trackerId: id, outcome: "unchanged" } })).toBe(0);
+      const days = await t.db.runDailyStat.findMany({ where: { trackerId: id } });
+      expect(days).toHaveLength(1);
+      expect(days[0]).toMatchObject({ unchanged: 1, capabilityCalls: 1, requests: 1, skipped: 0, modelCalls: 0 });
+      expect(Number(days[0]?.bytes)).toBeGreaterThan(0);
       const state = await t.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId: id } } });
-      expect(state.lastCheckedAt.getTime()).toBe(run.finishedAt?.getTime());
       const tracker = await t.db.tracker.findUniqueOrThrow({ where: { id } });
+      expect(state.lastCheckedAt.getTime()).toBe(tracker.lastRunAt?.getTime());
       expect(tracker.leaseToken).toBeNull();
-      expect(tracker.nextRunAt?.getTime()).toBeGreaterThan(run.finishedAt?.getTime() ?? 0);
+      expect(tracker.nextRunAt?.getTime()).toBeGreaterThan(tracker.lastRunAt?.getTime() ?? 0);
     }
 
     // One lane: it goes on while its writes wait, so all six wait in one batch, sent when the pass ends.

@@ -53,7 +53,7 @@ describe.skipIf(!hasPostgres)("pruneRefreshRuns on PostgreSQL", () => {
     for (let i = 0; i < count; i++) {
       const now = new Date(when.getTime() + i * 60_000);
       const result = await refreshTracker(pg.db, trackerId, {
-        trigger: "worker",
+        trigger: "manual",
         models: { filler: null, judge: null },
         capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
         now: () => now,

@@ -93,7 +93,7 @@ afterAll(async () => {
 const options = (when: Date): TRefreshOptions => {
   const model = fixtureModel(models.url);
   return {
-    trigger: "cron",
+    trigger: "manual",
     models: { filler: model, judge: model },
     capabilityConfig: localCapabilityConfig([site.url], { timeoutMs: 2000 }),
     maxModelRetries: 0,

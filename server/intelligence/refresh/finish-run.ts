@@ -7,7 +7,7 @@ import type { TKeptCapture } from "./keep-capture";
 import { RefreshFailure } from "./refresh-failure";
 import { recordResult, type TRefreshResult } from "./refresh-result";
 import { checkedEvent, runRecordOf, type TRunContext } from "./run-context";
-import { type TRunFinalInput, writeRunFinal } from "./run-record";
+import { isCountedCheck, type TRunFinalInput, writeRunFinal } from "./run-record";
 import type { TRunStep } from "./run-steps";
 import type { TTimelineWrites } from "./timeline-writes";
 
@@ -73,6 +73,7 @@ export async function finishRun(
     run,
     ledger: ctx.ledger.entries,
     fenced: true,
+    countOnly: isCountedCheck(run),
     extra: (guard) => extra(run.finishedAt, guard),
     notify: [checked.notify, changedEvent?.notify ?? null],
   });

@@ -4,6 +4,7 @@ import type { TDb, TTx } from "../../db";
 import type { TCte } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
+import { countUnchangedCheckSql } from "../../usage";
 import type { TModelUsage } from "../fill";
 import type { TExistingRun } from "../tracker-store";
 import type { TRunStep } from "./run-steps";
@@ -11,7 +12,8 @@ import type { TRunStep } from "./run-steps";
 /**
  * The RefreshRun and CapabilityCall tables (this module owns their writes). A run is written ONCE, when
  * it ends, inside the run's final statement (docs/refresh.md): the runs log never shows a run
- * that never finishes, and an unchanged refresh costs one read and one write. While it runs, its progress
+ * that never finishes, and an unchanged refresh costs one read and one write. A scheduled unchanged check is
+ * counted on its tracker's day instead of stored (`isCountedCheck`). While it runs, its progress
  * lives in memory (onStep) and its lease in the tracker row.
  */
 
@@ -81,7 +83,31 @@ export type TRunFinalInput = {
    */
   extra?: (guard: string) => TCte[];
   notify?: ({ channel: string; payload: string } | null)[];
+  /**
+   * A scheduled check that found the page unchanged is counted on its tracker's day (RunDailyStat), not stored as a
+   * run row with its ledger rows (docs/refresh.md "Unchanged checks are counted, not stored"); only when `fenced`.
+   */
+  countOnly?: boolean;
 };
+
+/** The triggers whose unchanged checks are counted, not stored: the scheduled passes nobody waits on. */
+const COUNTED_TRIGGERS: ReadonlySet<string> = new Set(["cron", "worker", "scheduler"]);
+
+/**
+ * Whether a finished run is only counted (docs/refresh.md "Unchanged checks are counted, not stored"): a scheduled
+ * check, without an idempotency key (nobody can ask for it again), that found the page unchanged, stored no capture
+ * and called no model. Everything else — a person's or client's refresh, a change, a failure — keeps its row.
+ */
+export function isCountedCheck(run: TRunRecord): boolean {
+  return (
+    COUNTED_TRIGGERS.has(run.trigger) &&
+    run.idempotencyKey === null &&
+    run.status === "completed" &&
+    run.outcome === "unchanged" &&
+    !run.captureId &&
+    run.modelCalls === 0
+  );
+}
 
 /**
  * One run's sub-statements, every name ending in `suffix` ("" for a statement of its own): `fence`, the run row
@@ -93,12 +119,24 @@ function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sq
   const name = (base: string) => Prisma.raw(`"${base}${suffix}"`);
   const fence = `fence${suffix}`;
   const source = input.fenced ? Prisma.sql`FROM ${name("fence")}` : Prisma.empty;
+  const counted = input.countOnly === true && input.fenced;
   const ctes: Prisma.Sql[] = [
     Prisma.sql`${name("fence")} AS (${input.fence})`,
-    Prisma.sql`${name("run")} AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
+    counted
+      ? Prisma.sql`${name("run")} AS (${countUnchangedCheckSql({
+          trackerId: input.run.trackerId,
+          at: input.run.startedAt,
+          usage: {
+            capabilityCalls: input.ledger.length,
+            requests: input.ledger.reduce((n, e) => n + e.info.requests, 0),
+            bytes: input.ledger.reduce((n, e) => n + e.info.bytes, 0),
+          },
+          from: fence,
+        })})`
+      : Prisma.sql`${name("run")} AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
       ON CONFLICT DO NOTHING RETURNING "id")`,
   ];
-  if (input.ledger.length > 0) {
+  if (input.ledger.length > 0 && !counted) {
     const rows = input.ledger.map(
       ({ callKey, info }) => Prisma.sql`(${randomUUID()}, ${callKey}, ${info.capability}, ${info.status},
         ${info.errorCode ?? null}::text, ${info.httpStatus ?? null}::int, ${info.requests}::int, ${info.bytes}::int,

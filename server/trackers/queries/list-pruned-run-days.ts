@@ -5,8 +5,9 @@ import { getTracker } from "../../intelligence/tracker-store";
 export type { TPrunedRunDay };
 
 /**
- * The runs log's older part: the user's tracker's runs that retention pruned (server/retention), summed per UTC day,
- * newest first. A day may also still have runs of its own in the log (those retention keeps).
+ * The runs log's counted part: the user's tracker's runs counted per UTC day instead of kept (scheduled unchanged
+ * checks, and runs retention pruned; server/usage/run-day-counts.ts), newest first. A day may also have runs of its
+ * own in the log (every other run is kept).
  */
 export async function listPrunedRunDays(
   db: TDb | TTx,

@@ -1,0 +1,47 @@
+import { Prisma } from "../generated/prisma/client";
+
+/**
+ * The RunDailyStat table (this module owns its writes): refresh runs counted per tracker per UTC day instead of
+ * stored one by one (docs/refresh.md "Unchanged checks are counted, not stored"). Two writers build on this one
+ * upsert: a scheduled check that found the page unchanged (the run's final write, server/intelligence/refresh) and
+ * retention, which folds older stored runs into the same days (server/retention). Totals over runs read RefreshRun
+ * plus these rows, so neither changes a total.
+ */
+
+/** The columns a source of day counts yields, in this order. */
+const DAY_COLUMNS = Prisma.raw(`"trackerId", "day", "unchanged", "skipped", "modelCalls", "inputTokens",
+  "outputTokens", "capabilityCalls", "requests", "bytes"`);
+
+/**
+ * INSERT … ON CONFLICT DO UPDATE that adds `source`'s rows (a SELECT of DAY_COLUMNS, already in key order when it
+ * has several, so two writers sharing days take their row locks in the same order) to the days' counts. Returns one
+ * row per day touched.
+ */
+export function addToRunDaysSql(source: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`INSERT INTO "RunDailyStat" AS s (${DAY_COLUMNS})
+      ${source}
+      ON CONFLICT ("trackerId", "day") DO UPDATE SET
+        "unchanged" = s."unchanged" + EXCLUDED."unchanged",
+        "skipped" = s."skipped" + EXCLUDED."skipped",
+        "modelCalls" = s."modelCalls" + EXCLUDED."modelCalls",
+        "inputTokens" = s."inputTokens" + EXCLUDED."inputTokens",
+        "outputTokens" = s."outputTokens" + EXCLUDED."outputTokens",
+        "capabilityCalls" = s."capabilityCalls" + EXCLUDED."capabilityCalls",
+        "requests" = s."requests" + EXCLUDED."requests",
+        "bytes" = s."bytes" + EXCLUDED."bytes"
+      RETURNING 1`;
+}
+
+/** One unchanged check's usage-ledger sums (its capability calls). */
+export type TCheckUsage = { capabilityCalls: number; requests: number; bytes: number };
+
+/**
+ * One unchanged check counted on its tracker's day (UTC day of `at`), only if `from` (the run's fencing CTE, by
+ * name) returned its row: a check that lost its lease counts nothing.
+ */
+export function countUnchangedCheckSql(input: { trackerId: string; at: Date; usage: TCheckUsage; from: string }) {
+  const { trackerId, at, usage } = input;
+  return addToRunDaysSql(Prisma.sql`SELECT ${trackerId}, ${at.toISOString().slice(0, 10)}::date, 1, 0, 0, 0, 0,
+      ${usage.capabilityCalls}::int, ${usage.requests}::int, ${usage.bytes}::bigint
+      FROM ${Prisma.raw(`"${input.from}"`)}`);
+}
