@@ -2,8 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { refreshTracker, type TRefreshResult } from "@/server/intelligence/refresh";
-import { createHostGate } from "@/server/lib/host-gate";
-import { setHostGate } from "@/server/lib/host-gate-instance";
 import { fixtureSiteControl } from "../fixtures/site/control";
 import type { TFixturePage } from "../fixtures/site/site";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
@@ -129,9 +127,7 @@ async function runOn(kind: TBenchDbKind, args: TBenchArgs, out: (line: string) =
   const rounds = numberOption(args, ROUNDS);
   const t = await openBenchDb(kind);
   const site = await startSiteProcess();
-  // One local site stands for N sites: its per-host gate (docs/scheduling.md "Politeness per host") is opened wide,
-  // as it would be across N hosts, the same on both sides.
-  setHostGate(createHostGate({ maxInFlight: 64, minGapMs: 0, maxWaitMs: 60_000 }));
+  // One local site stands for N sites: its per-host gate is opened wide for every benchmark (fixture-host.ts).
   try {
     const config = localCapabilityConfig([site.control.url]);
     const pages: Record<string, TFixturePage> = {};
@@ -257,7 +253,6 @@ async function runOn(kind: TBenchDbKind, args: TBenchArgs, out: (line: string) =
       `  (app CPU: this process — the refresh and its page worker threads${kind === "pglite" ? ", and PGlite, which runs in it" : ""}; the fixture site's CPU is apart. Not measured through the started server's route.)`,
     );
   } finally {
-    setHostGate(undefined);
     await site.close();
     await t.close();
   }

@@ -6,6 +6,7 @@ import { claimScaleBenchmark } from "./claim-scale.bench";
 import { conditionalBenchmark } from "./conditional.bench";
 import { corpusBenchmark } from "./corpus.bench";
 import { feedBenchmark } from "./feed.bench";
+import { FIXTURE_HOST_NOTE, openFixtureHostGate } from "./fixture-host";
 import { BenchUsageError, parseBenchCommand, type TBenchCommand, type TBenchmark } from "./harness";
 import { memoryBenchmark } from "./memory.bench";
 import { peerBenchmark } from "./peer.bench";
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
     `  ${new Date().toISOString()} · node ${process.version} · ${os.platform()}/${os.arch()} · ${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · git ${gitRevision()}`,
   );
   out("  Rates are machine-dependent; compare the ratios, which are measured side by side in the same run.");
+  openFixtureHostGate();
+  out(`  ${FIXTURE_HOST_NOTE}`);
   for (const b of selected) out(`  - ${b.name}: ${b.description}`);
   const started = performance.now();
   for (const b of selected) {

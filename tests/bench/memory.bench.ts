@@ -17,6 +17,7 @@ import {
   treeRssMb,
   waitForOutput,
 } from "./app-process";
+import { FIXTURE_HOST_ENV } from "./fixture-host";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
 import { procStat } from "./proc-stat";
@@ -217,6 +218,7 @@ export const memoryBenchmark: TBenchmark = {
         DATABASE_URL: "",
         AI_PROVIDER: "rules",
         CRON_SECRET: cronSecret,
+        ...FIXTURE_HOST_ENV,
         // The passes below are the only refreshes: the server's own scheduler (on by default) would otherwise take
         // trackers as they are created and between passes, and a pass would no longer refresh all of them.
         SCHEDULER: "off",

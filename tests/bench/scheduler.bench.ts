@@ -9,6 +9,7 @@ import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { startWebhookReceiver } from "../helpers/notify-receivers";
 import { createApiToken, createOwner, cronPass, freePort, treeCpuMs, trpcMutation, waitForOutput } from "./app-process";
+import { FIXTURE_HOST_ENV } from "./fixture-host";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
 import { seededRandom, summarise } from "./stats";
@@ -147,6 +148,7 @@ async function startApp(label: string, env: Record<string, string>, clockFile?: 
       DATABASE_URL: "",
       AI_PROVIDER: "rules",
       CRON_SECRET: cronSecret,
+      ...FIXTURE_HOST_ENV,
       RATE_LIMIT_REFRESHES: "0",
       ...(clockFile
         ? {

@@ -10,6 +10,7 @@ import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { urlForDatabase, withAdminClient } from "../helpers/db";
 import { createApiToken, createOwner, freePort, processTree, waitForOutput } from "./app-process";
 import { BENCH_DATABASE_PREFIX } from "./bench-db";
+import { FIXTURE_HOST_ENV } from "./fixture-host";
 import { BenchUsageError, choiceOption, fmt, type TBenchArgs, type TBenchChoiceFlag, table } from "./harness";
 import { since, startWireCounter, type TWireCounter, type TWireCounts } from "./pg-wire-counter";
 import {
@@ -257,6 +258,7 @@ async function startApp(kind: TRouteDbKind, site: TFixtureSite, postgres: TPostg
         AUTH_SECRET: randomBytes(32).toString("base64url"),
         AI_PROVIDER: "rules",
         CRON_SECRET: cronSecret,
+        ...FIXTURE_HOST_ENV,
         SCHEDULER: "off",
         RATE_LIMIT_REFRESHES: "1000000",
         FETCH_ALLOW_HOSTS: new URL(site.url).host,
