@@ -147,7 +147,10 @@ export const ZPrunedRunDaySchema = z
   .object({
     day: z.string().describe("UTC day, YYYY-MM-DD"),
     unchanged: z.number().int().describe("Completed checks that found the page unchanged"),
-    skipped: z.number().int().describe("Runs skipped because another refresh was in flight"),
+    skipped: z
+      .number()
+      .int()
+      .describe("Runs skipped: another refresh was in flight, or the host asked us to wait (deferred)"),
     modelCalls: z.number().int(),
     tokens: z.number().int(),
   })

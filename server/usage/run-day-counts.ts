@@ -4,7 +4,8 @@ import { Prisma } from "../generated/prisma/client";
  * The RunDailyStat table (this module owns its writes): refresh runs counted per tracker per UTC day instead of
  * stored one by one (docs/refresh.md "Unchanged checks are counted, not stored"). Two writers build on this one
  * upsert: a scheduled check that found the page unchanged (the run's final write, server/intelligence/refresh) and
- * retention, which folds older stored runs into the same days (server/retention). Totals over runs read RefreshRun
+ * retention, which folds older stored runs into the same days (server/retention). A check its host's gate deferred
+(docs/scheduling.md "Politeness per host") counts as skipped. Totals over runs read RefreshRun
  * plus these rows, so neither changes a total.
  */
 
@@ -36,12 +37,20 @@ export function addToRunDaysSql(source: Prisma.Sql): Prisma.Sql {
 export type TCheckUsage = { capabilityCalls: number; requests: number; bytes: number };
 
 /**
- * One unchanged check counted on its tracker's day (UTC day of `at`), only if `from` (the run's fencing CTE, by
- * name) returned its row: a check that lost its lease counts nothing.
+ * One scheduled check counted on its tracker's day (UTC day of `at`) — "unchanged" (it read the page and found no
+ * change) or "skipped" (its host's gate deferred it) — only if `from` (the run's fencing CTE, by name) returned its
+ * row: a check that lost its lease counts nothing.
  */
-export function countUnchangedCheckSql(input: { trackerId: string; at: Date; usage: TCheckUsage; from: string }) {
+export function countCheckSql(input: {
+  kind: "unchanged" | "skipped";
+  trackerId: string;
+  at: Date;
+  usage: TCheckUsage;
+  from: string;
+}) {
   const { trackerId, at, usage } = input;
-  return addToRunDaysSql(Prisma.sql`SELECT ${trackerId}, ${at.toISOString().slice(0, 10)}::date, 1, 0, 0, 0, 0,
-      ${usage.capabilityCalls}::int, ${usage.requests}::int, ${usage.bytes}::bigint
+  const [unchanged, skipped] = input.kind === "unchanged" ? [1, 0] : [0, 1];
+  return addToRunDaysSql(Prisma.sql`SELECT ${trackerId}, ${at.toISOString().slice(0, 10)}::date, ${unchanged}::int,
+      ${skipped}::int, 0, 0, 0, ${usage.capabilityCalls}::int, ${usage.requests}::int, ${usage.bytes}::bigint
       FROM ${Prisma.raw(`"${input.from}"`)}`);
 }

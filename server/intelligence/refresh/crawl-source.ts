@@ -5,7 +5,7 @@ import { rememberRenderDecision } from "../tracker-store";
 import { describeRender, renderInfoOf, type TRenderInfo } from "./describe-render";
 import type { TConditional } from "./page-validators";
 import { readCapture, type TCapture } from "./read-capture";
-import { RefreshFailure } from "./refresh-failure";
+import { hostWaitOf, RefreshFailure } from "./refresh-failure";
 import type { TRunContext } from "./run-context";
 
 export type TCrawled = TCapture & {
@@ -49,6 +49,7 @@ export async function crawlSource(
           error?.code ?? "CAPABILITY_FAILED",
           error?.message ?? `${tracker.capability} returned no data.`,
           error?.retryable ?? true,
+          hostWaitOf(error?.details, ctx.now()),
         );
       }
       const results = envelope.results as { notModified?: unknown; validators?: TCrawled["validators"] };

@@ -4,7 +4,7 @@ import type { TDb, TTx } from "../../db";
 import type { TCte } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
-import { countUnchangedCheckSql } from "../../usage";
+import { countCheckSql } from "../../usage";
 import type { TModelUsage } from "../fill";
 import type { TExistingRun } from "../tracker-store";
 import type { TRunStep } from "./run-steps";
@@ -84,8 +84,8 @@ export type TRunFinalInput = {
   extra?: (guard: string) => TCte[];
   notify?: ({ channel: string; payload: string } | null)[];
   /**
-   * A scheduled check that found the page unchanged is counted on its tracker's day (RunDailyStat), not stored as a
-   * run row with its ledger rows (docs/refresh.md "Unchanged checks are counted, not stored"); only when `fenced`.
+   * A scheduled check that found the page unchanged (or was deferred) is counted on its tracker's day (RunDailyStat),
+   * not stored as a run row with its ledger rows (`isCountedCheck`); only when `fenced`.
    */
   countOnly?: boolean;
 };
@@ -95,18 +95,14 @@ const COUNTED_TRIGGERS: ReadonlySet<string> = new Set(["cron", "worker", "schedu
 
 /**
  * Whether a finished run is only counted (docs/refresh.md "Unchanged checks are counted, not stored"): a scheduled
- * check, without an idempotency key (nobody can ask for it again), that found the page unchanged, stored no capture
- * and called no model. Everything else — a person's or client's refresh, a change, a failure — keeps its row.
+ * check, without an idempotency key (nobody can ask for it again), that found the page unchanged — stored no capture,
+ * called no model — or was deferred by its host's gate (docs/scheduling.md "Politeness per host"). Everything else —
+ * a person's or client's refresh, a change, a failure, a skipped run a key may replay — keeps its row.
  */
 export function isCountedCheck(run: TRunRecord): boolean {
-  return (
-    COUNTED_TRIGGERS.has(run.trigger) &&
-    run.idempotencyKey === null &&
-    run.status === "completed" &&
-    run.outcome === "unchanged" &&
-    !run.captureId &&
-    run.modelCalls === 0
-  );
+  if (!COUNTED_TRIGGERS.has(run.trigger) || run.idempotencyKey !== null || run.modelCalls !== 0) return false;
+  if (run.status === "skipped") return run.outcome === "deferred";
+  return run.status === "completed" && run.outcome === "unchanged" && !run.captureId;
 }
 
 /**
@@ -123,7 +119,8 @@ function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sq
   const ctes: Prisma.Sql[] = [
     Prisma.sql`${name("fence")} AS (${input.fence})`,
     counted
-      ? Prisma.sql`${name("run")} AS (${countUnchangedCheckSql({
+      ? Prisma.sql`${name("run")} AS (${countCheckSql({
+          kind: input.run.status === "skipped" ? "skipped" : "unchanged",
           trackerId: input.run.trackerId,
           at: input.run.startedAt,
           usage: {

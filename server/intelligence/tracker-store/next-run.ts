@@ -51,10 +51,25 @@ export function computeNextRunAt(input: {
   scheduleMinutes: number;
   after: Date;
   consecutiveFailures: number;
+  /** The host asked not to be asked before this (Retry-After): the run is never due earlier. */
+  notBefore?: Date | null | undefined;
 }): Date {
   const wait =
     input.consecutiveFailures > 0
       ? backoffMs(input.consecutiveFailures, input.scheduleMinutes)
       : input.scheduleMinutes * MINUTE;
-  return new Date(input.after.getTime() + wait + jitterMs(input.trackerId, input.scheduleMinutes));
+  const at = input.after.getTime() + wait + jitterMs(input.trackerId, input.scheduleMinutes);
+  return new Date(Math.max(at, input.notBefore ? retryAfterHold(input.trackerId, input.notBefore) : 0));
+}
+
+/** Longest spread of the trackers that waited for one host (docs/scheduling.md "Politeness per host"). */
+const HOLD_SPREAD_MS = MINUTE;
+
+/**
+ * When a tracker deferred by its host's hold (or a busy host: `until` = now) is due again: the hold's end plus a
+ * stable per-tracker offset of up to a minute, so the trackers that waited for one host do not all ask it again at
+ * the same instant.
+ */
+export function retryAfterHold(trackerId: string, until: Date): number {
+  return until.getTime() + Math.floor(jitterUnit(trackerId) * HOLD_SPREAD_MS);
 }

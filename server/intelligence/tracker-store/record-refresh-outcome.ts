@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { TFieldHealth } from "./field-health-state";
-import { computeNextRunAt } from "./next-run";
+import { computeNextRunAt, retryAfterHold } from "./next-run";
 import type { TPageValidators } from "./page-validators";
 
 type TFence = { trackerId: string; leaseToken: string };
@@ -47,13 +47,21 @@ export function refreshSuccessSql(
 
 /** Failure: one more consecutive failure, the error, the next run (backoff + jitter), lease released. */
 export function refreshFailureSql(
-  input: TFence & { scheduleMinutes: number; now: Date; previousFailures: number; message: string },
+  input: TFence & {
+    scheduleMinutes: number;
+    now: Date;
+    previousFailures: number;
+    message: string;
+    /** The host answered 429/503 with Retry-After: the backoff is never shorter. */
+    notBefore?: Date | null | undefined;
+  },
 ): Prisma.Sql {
   const nextRunAt = computeNextRunAt({
     trackerId: input.trackerId,
     scheduleMinutes: input.scheduleMinutes,
     after: input.now,
     consecutiveFailures: input.previousFailures + 1,
+    notBefore: input.notBefore,
   });
   return Prisma.sql`UPDATE "Tracker"
     SET "consecutiveFailures" = "consecutiveFailures" + 1, "lastError" = ${input.message}, "lastRunAt" = ${input.now},
@@ -61,3 +69,18 @@ export function refreshFailureSql(
     WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
     RETURNING "id"`;
 }
+
+/**
+ * Deferred (docs/scheduling.md "Politeness per host"): the host's gate sent no request — the host asked us to wait, or
+ * stayed busy with other trackers' calls. Nothing about the tracker was learnt, so failures, the error and lastRunAt
+ * stay as they were; the next run is the hold's end (a busy host: a minute on), spread per tracker; lease released.
+ */
+export function refreshDeferredSql(input: TFence & { now: Date; until: Date | null }): Prisma.Sql {
+  const nextRunAt = new Date(retryAfterHold(input.trackerId, input.until ?? input.now) + (input.until ? 0 : MINUTE_MS));
+  return Prisma.sql`UPDATE "Tracker"
+    SET "nextRunAt" = ${nextRunAt}, "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${input.now}
+    WHERE "id" = ${input.trackerId} AND "leaseToken" = ${input.leaseToken}
+    RETURNING "id"`;
+}
+
+const MINUTE_MS = 60_000;
