@@ -165,7 +165,9 @@ export async function leaseAndLoad(
   // committed in between, the snapshot's hashes could be stale, and this call answers "in flight" instead.
   // (Uncorrelated subqueries are evaluated once, against the snapshot, also when the UPDATE re-checks a row
   // that a concurrent transaction changed.) A caller's rate-limit count comes first (`refused`): its counter row,
-  // then the tracker row, always in that order, so two refreshes never wait on each other's locks in a cycle.
+  // then the tracker row, always in that order, so two refreshes never wait on each other's locks in a cycle. The
+  // count commits with the lease, without waiting for its WAL flush (asyncCommitSql): a database crash may forget a
+  // few counts of the last moments, never add one.
   const rows = await queryHot(
     db,
     Prisma.sql`
