@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { TCapabilityConfig } from "../../capabilities";
 import type { TLogger } from "../../logger";
 import type { TContextRetriever } from "../judge";
-import type { TLoadedTracker } from "../tracker-store";
+import type { TLeaseCaller, TLoadedTracker } from "../tracker-store";
 import type { TFinalWriter } from "./final-write-batch";
 import type { TOnStep } from "./run-steps";
 
@@ -24,6 +24,11 @@ export type TRefreshOptions = {
   renewLease?: boolean;
   /** A tracker the claim already leased and loaded (the cron / worker path): no read of its own. */
   claimed?: TLoadedTracker;
+  /**
+   * A person's own refresh (refreshTrackerNow): their tracker only (another's is NOT_FOUND) and their rate limit's
+   * count, both in the lease statement (leaseAndLoad, TLeaseCaller).
+   */
+  caller?: TLeaseCaller;
   now?: () => Date;
   maxModelRetries?: number;
   log?: TLogger;

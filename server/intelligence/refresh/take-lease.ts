@@ -11,7 +11,8 @@ export type TTakenLease =
 
 /**
  * The lease and everything the run needs, in one statement (docs/design.md §3 "Runs, locks, idempotency"), or the
- * tracker the claim already leased and loaded (the cron / worker path, docs/design.md §7): no read of its own.
+ * tracker the claim already leased and loaded (the cron / worker path, docs/design.md §7): no read of its own. A
+ * person's own refresh (`options.caller`) has its owner check and rate-limit count in that same statement.
  */
 export async function takeLease(
   db: TDb,
@@ -28,6 +29,7 @@ export async function takeLease(
         now: startedAt,
         leaseMs,
         idempotencyKey: key,
+        caller: options.caller ?? null,
       });
 }
 

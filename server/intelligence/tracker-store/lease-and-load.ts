@@ -5,6 +5,13 @@ import { queryHot } from "../../db-hot-statements";
 import { AppError } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 import { MEMBER_KEY_PREFIX } from "../../timeline";
+import {
+  RATE_LIMIT_COUNTED,
+  rateLimitCountSql,
+  rateLimitRefusal,
+  rateLimitWindow,
+  type TRateLimitCount,
+} from "../../usage";
 import { parseFieldHealth } from "./field-health-state";
 import { parsePageValidators } from "./page-validators";
 
@@ -76,11 +83,13 @@ const ZLoadedRowSchema = z.object({
   definition: jsonText.nullable(),
   entities: jsonText.pipe(z.array(ZEntitySchema)),
   existing: jsonText.pipe(ZExistingRunSchema).nullable(),
+  /** A caller's refresh refused by their rate limit (no lease taken); false without a caller; the claim has none. */
+  refused: z.boolean().optional(),
 });
 
 export type TLoadedTracker = Omit<
   z.infer<typeof ZLoadedRowSchema>,
-  "holder" | "acquired" | "stale" | "leaseToken" | "existing"
+  "holder" | "acquired" | "stale" | "leaseToken" | "existing" | "refused"
 > & {
   /** When the lease was taken (the claim's or the refresh's own clock), for renewals. */
   leasedAt: Date;
@@ -119,34 +128,58 @@ export function bundleColumnsSql(): Prisma.Sql {
 }
 
 /**
+ * A person's own refresh ("Refresh now", the API): the lease is taken on their tracker only — another person's is
+ * NOT_FOUND, exactly like a missing one, and nothing is leased or counted — and, unless the call is a replay (a run of
+ * its idempotency key exists, whatever its status), it is counted against their rate limit in the same statement
+ * (server/usage rateLimitCountSql; null: no limit). A refused call takes no lease and throws TOO_MANY_REQUESTS.
+ */
+export type TLeaseCaller = { userId: string; rateLimit: Omit<TRateLimitCount, "userId" | "now"> | null };
+
+/**
  * Takes the lease of one tracker and loads its bundle, in one statement. `idempotencyKey` → a finished run
  * with that key is returned instead and no lease is taken. NOT_FOUND / PRECONDITION_FAILED (archived, never
- * locked) as before.
+ * locked) as before. `caller` (a person's own refresh, TLeaseCaller): the owner check and the rate limit's count
+ * ride in the same statement, so a manual or API refresh costs no statement more than a scheduled one.
  */
 export async function leaseAndLoad(
   db: TDb,
-  input: { trackerId: string; leaseToken: string; now: Date; leaseMs: number; idempotencyKey?: string | null },
+  input: {
+    trackerId: string;
+    leaseToken: string;
+    now: Date;
+    leaseMs: number;
+    idempotencyKey?: string | null;
+    caller?: TLeaseCaller | null;
+  },
 ): Promise<TLeaseAndLoadResult> {
   const { trackerId, leaseToken, now } = input;
   const key = input.idempotencyKey ?? null;
+  const caller = input.caller ?? null;
   const until = new Date(now.getTime() + input.leaseMs);
+  const keyed = key !== null;
+  const owned = (alias: string) =>
+    caller === null ? Prisma.empty : Prisma.sql`AND ${Prisma.raw(`${alias}."userId"`)} = ${caller.userId}`;
+  const limit = rateLimitSql(input, caller);
   // The bundle is read from this statement's snapshot. The lease is taken only if the row it locks still has
   // the snapshot's lease token and lastRunAt (every run's final write sets lastRunAt): if a run's final write
   // committed in between, the snapshot's hashes could be stale, and this call answers "in flight" instead.
   // (Uncorrelated subqueries are evaluated once, against the snapshot, also when the UPDATE re-checks a row
-  // that a concurrent transaction changed.)
-  const keyed = key !== null;
+  // that a concurrent transaction changed.) A caller's rate-limit count comes first (`refused`): its counter row,
+  // then the tracker row, always in that order, so two refreshes never wait on each other's locks in a cycle. The
+  // count commits with the lease, without waiting for its WAL flush (asyncCommitSql): a database crash may forget a
+  // few counts of the last moments, never add one.
   const rows = await queryHot(
     db,
     Prisma.sql`
-    WITH lease AS (
+    WITH ${limit.ctes}lease AS (
       UPDATE "Tracker" AS lt
       SET "leaseToken" = ${leaseToken}, "leaseExpiresAt" = ${until}
-      WHERE lt."id" = ${trackerId}
+      WHERE lt."id" = ${trackerId} ${owned("lt")}
         AND lt."status" <> 'archived' AND lt."lockedVersion" IS NOT NULL
         AND (lt."leaseToken" IS NULL OR lt."leaseExpiresAt" IS NULL OR lt."leaseExpiresAt" < ${now})
         AND lt."leaseToken" IS NOT DISTINCT FROM (SELECT "leaseToken" FROM "Tracker" WHERE "id" = ${trackerId})
         AND lt."lastRunAt" IS NOT DISTINCT FROM (SELECT "lastRunAt" FROM "Tracker" WHERE "id" = ${trackerId})
+        ${limit.active ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "refused")` : Prisma.empty}
         AND ${asyncCommitSql()}
         ${
           keyed
@@ -170,26 +203,70 @@ export async function leaseAndLoad(
         FROM "RefreshRun" WHERE "trackerId" = t."id" AND "idempotencyKey" = ${key}
       ) r)`
           : Prisma.sql`NULL::text`
-      } AS "existing"
+      } AS "existing",
+      ${limit.active ? Prisma.sql`EXISTS (SELECT 1 FROM "refused")` : Prisma.sql`false`} AS "refused"
     FROM "Tracker" t
     LEFT JOIN "TrackerDefinition" d ON d."trackerId" = t."id" AND d."version" = t."lockedVersion"
-    WHERE t."id" = ${trackerId}`,
+    WHERE t."id" = ${trackerId} ${owned("t")}`,
   );
   const raw = rows[0];
-  if (raw === undefined) throw new AppError("NOT_FOUND", "That tracker does not exist.");
+  // A caller's NOT_FOUND is worded as getTracker's: another person's tracker reads exactly like a missing one.
+  if (raw === undefined) {
+    throw new AppError("NOT_FOUND", caller ? "Tracker not found." : "That tracker does not exist.");
+  }
   const row = parseRow(raw, trackerId);
   if (row.status === "archived") throw new AppError("PRECONDITION_FAILED", "This tracker is archived.");
   if (row.lockedVersion === null) {
     throw new AppError("PRECONDITION_FAILED", "Lock a definition for this tracker before refreshing it.");
   }
   if (row.acquired) {
-    const { holder, acquired: _a, existing: _e, ...rest } = row;
+    const { holder, acquired: _a, existing: _e, refused: _r, ...rest } = row;
     return { kind: "leased", tracker: { ...rest, leaseToken, leasedAt: now }, tookOver: holder !== null };
+  }
+  if (row.refused && caller?.rateLimit) {
+    const { retryAfterSeconds } = rateLimitWindow({ windowSeconds: caller.rateLimit.windowSeconds, now });
+    throw rateLimitRefusal({ ...caller.rateLimit, retryAfterSeconds });
   }
   if (row.existing && ["completed", "failed", "skipped"].includes(row.existing.status)) {
     return { kind: "replay", run: row.existing };
   }
   return { kind: "busy", holder: row.holder, userId: row.userId, status: row.status };
+}
+
+/**
+ * A caller's rate-limit count as CTEs ahead of the lease (empty when there is no caller or no limit): `countable` —
+ * their tracker, refreshable, and no run of this idempotency key yet (a replay is answered, not counted) — gates
+ * the count (server/usage rateLimitCountSql), and `refused` has a row when it was countable but not counted (the
+ * window is full): then the lease is not taken.
+ */
+function rateLimitSql(
+  input: { trackerId: string; now: Date; idempotencyKey?: string | null },
+  caller: TLeaseCaller | null,
+): { ctes: Prisma.Sql; active: boolean } {
+  const { trackerId, now } = input;
+  const key = input.idempotencyKey ?? null;
+  if (!caller?.rateLimit) return { ctes: Prisma.empty, active: false };
+  const counted = rateLimitCountSql({
+    ...caller.rateLimit,
+    userId: caller.userId,
+    now,
+    when: Prisma.sql`EXISTS (SELECT 1 FROM "countable")`,
+  });
+  if (counted === null) return { ctes: Prisma.empty, active: false };
+  const countable = Prisma.sql`"countable" AS (
+      SELECT 1 FROM "Tracker" ct
+      WHERE ct."id" = ${trackerId} AND ct."userId" = ${caller.userId}
+        AND ct."status" <> 'archived' AND ct."lockedVersion" IS NOT NULL
+        ${
+          key === null
+            ? Prisma.empty
+            : Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "RefreshRun" cr WHERE cr."trackerId" = ct."id" AND cr."idempotencyKey" = ${key})`
+        }
+    )`;
+  const ctes = [countable, ...counted.map((cte) => Prisma.sql`${Prisma.raw(`"${cte.name}"`)} AS (${cte.sql})`)];
+  ctes.push(Prisma.sql`"refused" AS (
+      SELECT 1 FROM "countable" WHERE NOT EXISTS (SELECT 1 FROM ${Prisma.raw(`"${RATE_LIMIT_COUNTED}"`)}))`);
+  return { ctes: Prisma.sql`${Prisma.join(ctes, ",\n    ")},\n    `, active: true };
 }
 
 export function parseRow(raw: unknown, trackerId: string): z.infer<typeof ZLoadedRowSchema> {
