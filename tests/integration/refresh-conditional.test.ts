@@ -158,6 +158,20 @@ describe("a page that sends validators", () => {
     expect(requestsTo("/dated").at(-1)).toEqual({ ifNoneMatch: null, ifModifiedSince: LAST_MODIFIED, status: 304 });
   });
 
+  it("a 304 that names the body anew (a new ETag) is kept, and the next refresh sends it", async () => {
+    site.setPage("/renamed", { body: priceBody("$10.00"), lastModified: LAST_MODIFIED });
+    const { trackerId } = await trackerAt("/renamed");
+    await refreshTracker(t.db, trackerId, options());
+    expect(await validatorsOf(trackerId)).toMatchObject({ etag: null, lastModified: LAST_MODIFIED });
+    // The server starts sending an ETag for the same body: asked by date, it answers 304 with the new ETag.
+    site.setPage("/renamed", { body: priceBody("$10.00"), lastModified: LAST_MODIFIED, etag: '"v2"' });
+    expect((await refreshTracker(t.db, trackerId, options())).summary).toBe("no change (not modified)");
+    expect(requestsTo("/renamed").at(-1)).toEqual({ ifNoneMatch: null, ifModifiedSince: LAST_MODIFIED, status: 304 });
+    expect(await validatorsOf(trackerId)).toMatchObject({ etag: '"v2"', lastModified: LAST_MODIFIED });
+    expect((await refreshTracker(t.db, trackerId, options())).summary).toBe("no change (not modified)");
+    expect(requestsTo("/renamed").at(-1)).toEqual({ ifNoneMatch: '"v2"', ifModifiedSince: LAST_MODIFIED, status: 304 });
+  });
+
   it("on the cron path too: the claim is the read, and the 304 runs' writes share its batch", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {

@@ -199,6 +199,8 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           document: formatStructuredDocument({ kind: "text", text: "" }, body.finalUrl, { requestedUrl: input.url }),
           render: rendered,
           notModified: true,
+          // A 304 may name the body anew (RFC 9110 §15.4.5: it carries the ETag a 200 would): kept for next time.
+          ...(body.validators?.etag || body.validators?.lastModified ? { validators: body.validators } : {}),
         });
         await recordUsage(ctx, WEB_SCRAPE, input, envelope, stats, startedAt);
         return envelope;

@@ -15,7 +15,9 @@ export type TCrawled = TCapture & {
 };
 
 /** The crawl: a read page, or a 304 to the validators sent — nothing downloaded or read (docs/refresh.md). */
-export type TCrawl = { kind: "read"; capture: TCrawled } | { kind: "not-modified"; conditional: TConditional };
+export type TCrawl =
+  | { kind: "read"; capture: TCrawled }
+  | { kind: "not-modified"; conditional: TConditional; validators?: TCrawled["validators"] };
 
 /**
  * Step 2, crawl (docs/design.md §3): the bound capability's call, read back as the document to hash, the raw data to
@@ -55,7 +57,11 @@ export async function crawlSource(
       const results = envelope.results as { notModified?: unknown; validators?: TCrawled["validators"] };
       // Only an answer to validators this run sent may stand for the last read.
       if (results.notModified === true && input.conditional)
-        return { kind: "not-modified", conditional: input.conditional } as const;
+        return {
+          kind: "not-modified",
+          conditional: input.conditional,
+          ...(results.validators ? { validators: results.validators } : {}),
+        } as const;
       if (results.notModified === true)
         throw new RefreshFailure("CAPABILITY_FAILED", `${tracker.capability} answered "not modified" unasked.`, true);
       const capture: TCrawled = {

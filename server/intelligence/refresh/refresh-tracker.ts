@@ -114,11 +114,22 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
   // time, so a miss counts one more run (nothing is added to the write when every field reads). A 304 is unchanged
   // without a download, a parse or a hash (docs/refresh.md "Conditional requests").
   if (crawl.kind === "not-modified") {
+    const { conditional } = crawl;
     return await finishRun(ctx, {
       outcome: "unchanged",
       summary: "no change (not modified)",
-      writes: stampWrites(precheckNotModified(ctx, crawl.conditional)),
+      writes: stampWrites(precheckNotModified(ctx, conditional)),
       health: carryFieldHealth(tracker.fieldHealth, ctx.missingAfter),
+      // A 304 that names the same body anew (a new ETag, say) is kept; one that says nothing keeps what was sent.
+      validators: validatorsToKeep(tracker, {
+        version,
+        served: {
+          etag: crawl.validators?.etag ?? conditional.etag,
+          lastModified: crawl.validators?.lastModified ?? conditional.lastModified,
+        },
+        entityId: conditional.entityId,
+        contentHash: conditional.contentHash,
+      }),
     });
   }
   const capture = crawl.capture;
