@@ -59,8 +59,14 @@ export type THostGate = {
 export const DEFAULT_MAX_HOLD_MS = 60 * 60_000;
 const WINDOW_MS = 60_000;
 
+/**
+ * Monotonic milliseconds on the wall clock's scale (the process's start plus the time since): gaps, waits and holds
+ * are durations, and a wall-clock step (NTP, a VM resumed) must neither hold a host for longer nor let calls through
+ * early. A hold's "until" read off it is a wall time as of the process's start, which is what /system and the deferred
+ * runs' due times need.
+ */
 const realClock: THostGateClock = {
-  now: () => Date.now(),
+  now: () => performance.timeOrigin + performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
