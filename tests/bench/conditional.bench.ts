@@ -150,8 +150,9 @@ async function runOn(kind: TBenchDbKind, args: TBenchArgs, out: (line: string) =
     }
     const refreshAll = (side: TSide) =>
       runPool(trackers[side], CONCURRENCY, (id) =>
+        // As the scheduler refreshes (an unchanged check is counted on its day, not stored: docs/refresh.md).
         refreshTracker(t.db, id, {
-          trigger: "manual",
+          trigger: "cron",
           models: { filler: null, judge: null },
           capabilityConfig: config,
         }),
@@ -167,6 +168,10 @@ async function runOn(kind: TBenchDbKind, args: TBenchArgs, out: (line: string) =
     const expected: Record<TSide, string> = { "304": "no change (not modified)", "200": "no change" };
     const measure = async (side: TSide) => {
       await settleBeforePass();
+      const bytes0 = Number(
+        (await t.db.runDailyStat.aggregate({ where: { trackerId: { in: trackers[side] } }, _sum: { bytes: true } }))
+          ._sum.bytes ?? 0,
+      );
       const statements0 = t.sql.statements;
       const site0 = site.cpuMs();
       const mark = await markResources(t);
@@ -176,16 +181,16 @@ async function runOn(kind: TBenchDbKind, args: TBenchArgs, out: (line: string) =
       const statements = t.sql.statements - statements0;
       const wrong = results.find((r: TRefreshResult) => r.summary !== expected[side]);
       if (wrong) throw new Error(`an unchanged ${side} refresh answered "${wrong.summary}"`);
-      // Bytes as the usage ledger recorded them (the decompressed bodies downloaded), read after the pass.
-      const ledger = await t.db.capabilityCall.aggregate({
-        where: { runId: { in: results.map((r) => r.runId) } },
+      // Bytes as the usage ledger counted them on the trackers' day (the decompressed bodies downloaded).
+      const ledger = await t.db.runDailyStat.aggregate({
+        where: { trackerId: { in: trackers[side] } },
         _sum: { bytes: true },
       });
       passes[side].push({
         cpuMs: used.cpuMs,
         dbCpuMs: used.serverCpuMs,
         wallMs,
-        bytes: ledger._sum.bytes ?? 0,
+        bytes: Number(ledger._sum.bytes ?? 0) - bytes0,
         statements,
         siteCpuMs,
       });
