@@ -45,6 +45,13 @@ const DAY_AND_MORE_MS = (1440 + 10) * 60_000; // past a daily schedule and its j
  */
 const SETTLE_MS = 500;
 const IDLE_PROBE_MS = 3000;
+/**
+ * The fixed cost of a pass: after the warm-up, the clock moves this far (past the hour, so the cron route's hourly jobs
+ * run, as they do in every measured pass, where the clock moves a day; the daily trackers are not due) and one call
+ * finds nothing due. EMPTY_PASSES of them per app, median reported.
+ */
+const EMPTY_PASS_STEP_MS = 2 * 60 * 60_000;
+const EMPTY_PASSES = 3;
 const LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT";
 /** The product goals (docs/benchmarks.md, "peer"): on PostgreSQL, pages without validators; and a 304 pass. */
 const GOAL_THROUGHPUT = 1.5;
@@ -153,6 +160,8 @@ type TDbRun = {
   kind: TPeerDbKind;
   results: Map<TSideKey, TTurn[]>;
   idleCpuMsPerSecond: Record<TSet, number>;
+  /** CPU ms (app tree + backends) of each empty pass per app. */
+  emptyPassCpuMs: Record<TSet, number[]>;
   broken: boolean;
 };
 
@@ -215,6 +224,7 @@ async function runOnDb(
       idleCpuMsPerSecond[set] = (cpuOf(before, after).total * 1000) / IDLE_PROBE_MS;
     }
 
+    const emptyPassCpuMs: Record<TSet, number[]> = { plain: [], validators: [] };
     let seq = (await answersSince(site, 0)).seq;
     const results = new Map<TSideKey, TTurn[]>(SIDES.map((k) => [k, []]));
     let broken = false;
@@ -282,12 +292,30 @@ async function runOnDb(
         line.push(`${key} ${fmt(n / (turn.wallMs / 1000), 0)} p/s`);
       }
       progress(`  ${line.join(", ")}`);
+      if (round !== 1) continue;
+      // After the warm-up: what a pass costs with nothing due (the route, the empty claim, heartbeat, hourly jobs).
+      for (const set of SETS) {
+        const app = apps.get(set) as TPeerApp;
+        for (let i = 0; i < EMPTY_PASSES; i++) {
+          await app.moveClock(EMPTY_PASS_STEP_MS);
+          await sleep(SETTLE_MS);
+          const before = await app.reading();
+          const pass = await app.cronPass(0);
+          await sleep(SETTLE_MS);
+          const after = await app.reading();
+          if (pass.refreshes !== 0) {
+            broken = true;
+            out(`  ! ${kind}, ${set}: a pass that should find nothing due ran ${describeCounts(pass.outcomes)}`);
+          }
+          emptyPassCpuMs[set].push(cpuOf(before, after).total);
+        }
+      }
     }
     if ([...apps.values()].some((app) => app.buildId !== peerBuildId())) {
       broken = true;
       out(`  ! ${PEER_DIST_DIR} was rebuilt during the measurement (another start?); the figures would mean nothing`);
     }
-    return { kind, results, idleCpuMsPerSecond, broken };
+    return { kind, results, idleCpuMsPerSecond, emptyPassCpuMs, broken };
   } catch (error) {
     for (const app of apps.values()) out(`  ${app.label}: the app's last output:\n${app.tail()}`);
     throw error;
@@ -394,6 +422,12 @@ function report(run: TDbRun, o: { pages: number; rounds: number; concurrency: nu
     `  Bellwether's idle CPU (nothing due, scheduler off), in each pass over its ${fmt((2 * SETTLE_MS) / 1000, 1)} s of waits: ` +
       `${fmt(run.idleCpuMsPerSecond.plain, 1)} / ${fmt(run.idleCpuMsPerSecond.validators, 1)} ms a second (no validators / with)` +
       (ended > 0 ? `; ${ended} app threads ended during measured passes (their CPU in those passes is missing)` : ""),
+  );
+  const empty = (set: TSet) => median(run.emptyPassCpuMs[set]);
+  out(
+    `  A pass with nothing due (the route, an empty claim, the heartbeat, the hourly jobs, the deferred step; median of ${EMPTY_PASSES} per app): ` +
+      `${fmt(empty("plain"), 0)} / ${fmt(empty("validators"), 0)} CPU ms (no validators / with app, tree + backends, 1 s of waits included), ` +
+      `i.e. ${fmt(empty("plain") / n, 2)} / ${fmt(empty("validators") / n, 2)} ms a page at ${n} pages — in every measured pass above`,
   );
   const verdict = (met: boolean) => (met ? "met" : "NOT met");
   for (const set of ["plain", "validators"] as const) {
