@@ -115,6 +115,8 @@ type TTurn = {
   wallMs: number;
   /** Bellwether: its app's process tree (every thread); urlwatch: its process tree. */
   treeCpuMs: number;
+  /** Bellwether: of that, its processes' main threads (the server's event loop). */
+  mainCpuMs?: number;
   /** PostgreSQL backends of the app's database (0 for urlwatch and on PGlite, NaN when not measurable). */
   pgCpuMs: number;
   siteCpuMs: number;
@@ -272,6 +274,7 @@ async function runOnDb(
           turn = {
             wallMs: pass.wallMs,
             treeCpuMs: cpu.tree,
+            mainCpuMs: cpu.mainMs,
             pgCpuMs: kind === "postgres" ? cpu.pg : 0,
             siteCpuMs,
             answers: seen.answers,
@@ -328,7 +331,11 @@ async function runOnDb(
 function cpuOf(before: TPeerReading, after: TPeerReading) {
   const tree = cpuDelta(before.tree, after.tree);
   const pg = before.backends && after.backends ? cpuDelta(before.backends, after.backends).ms : Number.NaN;
-  return { tree: tree.ms, pg, ended: tree.ended, total: tree.ms + (Number.isNaN(pg) ? 0 : pg) };
+  // Main threads (tid = pid: the Next server's event loop, and npm's, idle); the rest are the page workers, V8's
+  // and libuv's threads (every Node thread is named "node", so they are not told apart further).
+  const main = (m: Map<string, number>) => new Map([...m].filter(([id]) => id.split("/")[0] === id.split("/")[1]));
+  const mainMs = cpuDelta(main(before.tree), main(after.tree)).ms;
+  return { tree: tree.ms, mainMs, pg, ended: tree.ended, total: tree.ms + (Number.isNaN(pg) ? 0 : pg) };
 }
 
 function report(run: TDbRun, o: { pages: number; rounds: number; concurrency: number }, out: (line: string) => void) {
@@ -371,6 +378,14 @@ function report(run: TDbRun, o: { pages: number; rounds: number; concurrency: nu
         perPage(key, (t) => t.treeCpuMs),
         2,
       ),
+    ),
+    row("  of which main threads (the server's event loop)", (key, tool) =>
+      tool === "bellwether"
+        ? fmt(
+            perPage(key, (t) => t.mainCpuMs ?? Number.NaN),
+            2,
+          )
+        : "",
     ),
     row("CPU ms / page, PostgreSQL backends", (key, tool) =>
       tool === "bellwether" && run.kind === "postgres"
