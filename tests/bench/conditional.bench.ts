@@ -1,8 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { refreshTracker, type TRefreshResult } from "@/server/intelligence/refresh";
-import { fixtureSiteControl } from "../fixtures/site/control";
 import type { TFixturePage } from "../fixtures/site/site";
 import { createActiveTracker, localCapabilityConfig } from "../helpers/trackers";
 import {
@@ -26,7 +22,7 @@ import {
   table,
 } from "./harness";
 import { makeBenchPage, renderBenchPage } from "./pages";
-import { procStat } from "./proc-stat";
+import { startSiteProcess } from "./site-process";
 import { median } from "./stats";
 
 /**
@@ -62,7 +58,7 @@ const CONCURRENCY = 10;
 const LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT";
 
 /** Code-only fields (no model call on any side): the price and the title by CSS. */
-const DEFINITION = {
+export const DEFINITION = {
   fields: [
     {
       name: "price",
@@ -76,37 +72,6 @@ const DEFINITION = {
   identityRule: { kind: "canonical_url" },
   materiality: { price: { kind: "numeric", relative: 0.05 } },
 };
-
-const SITE_CLI = fileURLToPath(new URL("../fixtures/site/cli.ts", import.meta.url));
-
-/** The fixture site in a process of its own; its first stdout line is its address. */
-async function startSiteProcess() {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SITE_CLI, "--port", "0"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const pid = child.pid;
-  const stdout = child.stdout;
-  if (pid === undefined || !stdout) throw new Error("The fixture site process did not start.");
-  const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: stdout });
-    lines.once("line", (line) => {
-      lines.close();
-      resolve(line);
-    });
-    child.once("exit", (code) => reject(new Error(`The fixture site exited with code ${code} before listening.`)));
-  });
-  const { url } = JSON.parse(first) as { url: string };
-  return {
-    control: fixtureSiteControl(url),
-    cpuMs: () => procStat(pid)?.cpuMs ?? Number.NaN,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
-}
 
 type TSide = "304" | "200";
 type TPass = {

@@ -1,47 +1,62 @@
 import os from "node:os";
-import type { TDb } from "@/server/db";
-import { runDueRefreshes, type TRunDueSummary } from "@/server/triggers";
-import { ensureLocalUser } from "@/server/users/ensure-local-user";
-import { startModelServer, type TModelServer } from "../fixtures/model-server/server";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createActiveTracker, fixtureModel, localCapabilityConfig } from "../helpers/trackers";
-import {
-  assertDbAvailable,
-  DB_FLAG,
-  dbKinds,
-  markResources,
-  openBenchDb,
-  resourcesSince,
-  STATEMENTS_FLAG,
-  type TBenchDb,
-  type TBenchDbKind,
-  type TResources,
-} from "./bench-db";
-import { BENCH_DECISION, BENCH_DEFINITION, fillRecordings, quietLogger } from "./bench-trackers";
+import { describePostgresUrl } from "@/server/db";
+import type { TFixturePage } from "../fixtures/site/site";
+import { assertDbAvailable, DB_FLAG, dbKinds } from "./bench-db";
+import { DEFINITION } from "./conditional.bench";
 import { choiceOption, fmt, numberOption, type TBenchArgs, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
-import { max, median, min, sum } from "./stats";
+import {
+  PEER_DIST_DIR,
+  peerBuildId,
+  startPeerApp,
+  stopAppsOnSignal,
+  type TPeerApp,
+  type TPeerDbKind,
+  type TPeerReading,
+} from "./peer-app";
+import { cpuDelta, openAdmin, type TPostgres } from "./set-route";
+import { startSiteProcess, type TSiteProcess } from "./site-process";
+import { max, median, min } from "./stats";
 import { prepareUrlwatch, type TUrlwatch, type TUrlwatchRun } from "./urlwatch";
 
 /**
- * Peer benchmark: Bellwether against urlwatch checking the same N unchanged pages of the local fixture
- * site, the same number at a time, in interleaved rounds (the order rotates every round).
+ * Peer benchmark (tests/bench/README.md, "peer"; docs/benchmarks.md): Bellwether through its real route against
+ * urlwatch, over the same N unchanged pages of the fixture site, the same number at a time, on each database.
  *
- *   Bellwether  runDueRefreshes(): the claim loop the cron route and the worker run (claim a batch of
- *               due trackers, refreshTracker each), with a simulated clock one day further each round
- *               so every tracker is due exactly once per round.
- *   urlwatch    `urlwatch` over a urls.yaml of the same pages, each filtered with `css: main` +
- *               `html2text` (the page's content as text: the usual urlwatch setup for a page whose head
- *               and scripts change on every load), comparing with its cache.
+ *   Bellwether  the started app (`npm start`, peer-app.ts): a pass is POST /api/cron/refresh with CRON_SECRET, again
+ *               until all N trackers were checked; the app's clock moves a day on before each round's pass so every
+ *               tracker is due once. REFRESH_CONCURRENCY = --concurrency, and the per-host gate opened to it with no
+ *               gap (every fixture page is on one host; urlwatch has no such politeness).
+ *   urlwatch    the installed urlwatch (urlwatch.ts) over a urls.yaml of the same pages, `css: main` + `html2text`
+ *               each, its worker pool = --concurrency.
  *
- * Every round serves every page again with fresh nonces and build stamps (byte-different, same content),
- * so both sides must fetch, parse and find "unchanged". Reported: pages/s per side (median of rounds),
- * Bellwether/urlwatch per round (paired, median), CPU per page, statements per page on the cron path.
+ * Two page sets, each with its own app and its own urlwatch cache: served WITH an ETag and Last-Modified (both sides
+ * send them back: 304s, nothing downloaded), and WITHOUT validators, re-rendered every round with fresh nonces and build
+ * stamps (byte-different, same content: both sides download, parse and find "unchanged"). The fixture site runs in a
+ * process of its own, so its serving is in neither side. CPU: Bellwether's whole process tree (every thread, from
+ * /proc) plus its database's PostgreSQL backends; urlwatch's whole process tree (its children's time in this
+ * process's once it has exited). Rounds interleaved, order rotating, after a baseline and a warm-up round.
  */
 
-const DAY_MS = 24 * 60 * 60_000;
-
-type TOptions = { pages: number; rounds: number; concurrency: number };
+const DAY_AND_MORE_MS = (1440 + 10) * 60_000; // past a daily schedule and its jitter (≤ 5 min)
+/**
+ * Before a Bellwether pass (the previous side's work out of the way) and after its last answer (what the route
+ * leaves behind it, e.g. the deferred feed enhancement, is counted with it; so is the app's idle CPU over this wait).
+ */
+const SETTLE_MS = 500;
+const IDLE_PROBE_MS = 3000;
+/**
+ * The fixed cost of a pass: after the warm-up, the clock moves this far (past the hour, so the cron route's hourly jobs
+ * run, as they do in every measured pass, where the clock moves a day; the daily trackers are not due) and one call
+ * finds nothing due. EMPTY_PASSES of them per app, median reported.
+ */
+const EMPTY_PASS_STEP_MS = 2 * 60 * 60_000;
+const EMPTY_PASSES = 3;
+const LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT";
+/** The product goals (docs/benchmarks.md, "peer"): on PostgreSQL, pages without validators; and a 304 pass. */
+const GOAL_THROUGHPUT = 1.5;
+const GOAL_CPU = 0.7;
+const GOAL_304 = 5;
 
 const FLAGS = {
   pages: {
@@ -49,9 +64,9 @@ const FLAGS = {
     env: "BENCH_PEER_PAGES",
     default: 200,
     min: 1,
-    max: 10_000,
+    max: 5000,
     integer: true,
-    description: "fixture pages both sides check each round",
+    description: "fixture pages in each set (with validators, without) both sides check each round",
   },
   rounds: {
     name: "rounds",
@@ -67,307 +82,461 @@ const FLAGS = {
     env: "BENCH_PEER_CONCURRENCY",
     default: 10,
     min: 1,
-    max: 1000,
+    max: 64,
     integer: true,
-    description: "pages in flight per side (urlwatch: its worker threads)",
+    description: "pages in flight per side: the app's REFRESH_CONCURRENCY and per-host gate, urlwatch's worker threads",
   },
-} satisfies Record<keyof TOptions, TBenchFlag>;
+} satisfies Record<string, TBenchFlag>;
 
-function readOptions(args: TBenchArgs) {
-  const o = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, numberOption(args, flag)])) as TOptions;
-  return { ...o, db: choiceOption(args, DB_FLAG), statements: choiceOption(args, STATEMENTS_FLAG) };
-}
-
-type TBellwetherSide = {
-  kind: TBenchDbKind;
-  bench: TBenchDb;
-  models: TModelServer;
-  warnings: string[];
-};
-
-type TSideRound = {
-  wallMs: number;
-  /** Pages the fixture site served during this side's turn. */
-  fetched: number;
-  /** This process's CPU during the turn (for urlwatch: serving its requests). */
-  cpuMs: number;
-  outcomes: Record<string, number>;
-  bellwether?: { resources: TResources; statements: number; control: number };
-  urlwatch?: TUrlwatchRun;
-};
-
-async function createTrackers(db: TDb, site: TFixtureSite, pages: TBenchPage[]): Promise<void> {
-  const { id: userId } = await ensureLocalUser(db);
-  for (const page of pages) {
-    await createActiveTracker(db, {
-      userId,
-      capability: "web.scrape",
-      capabilityInput: { url: site.urlFor(page.path) },
-      definition: BENCH_DEFINITION,
-      decision: BENCH_DECISION,
-    });
-  }
-}
-
-async function bellwetherRound(
-  side: TBellwetherSide,
-  site: TFixtureSite,
-  clock: Date,
-  o: TOptions,
-): Promise<TSideRound> {
-  const { bench } = side;
-  const model = fixtureModel(side.models.url);
-  const log = quietLogger(side.warnings);
-  const mark = await markResources(bench);
-  const s0 = bench.sql.statements;
-  const c0 = bench.sql.control;
-  const fetched0 = site.requests.length;
-  const started = performance.now();
-  const summary: TRunDueSummary = await runDueRefreshes(bench.db, {
-    trigger: "cron",
-    concurrency: o.concurrency,
-    budgetMs: 30 * 60_000,
-    maxTrackers: o.pages,
-    now: () => clock,
-    log,
-    refreshOptions: {
-      models: { filler: model, judge: model },
-      capabilityConfig: localCapabilityConfig([site.url]),
-      maxModelRetries: 0,
-      now: () => clock,
-    },
-  });
-  const wallMs = performance.now() - started;
-  const statements = bench.sql.statements - s0;
-  const control = bench.sql.control - c0;
-  const fetched = site.requests.length - fetched0;
-  const resources = await resourcesSince(bench, mark);
-  const outcomes = { ...summary.outcomes };
-  if (summary.errors) outcomes.error = summary.errors;
-  return { wallMs, fetched, cpuMs: resources.cpuMs, outcomes, bellwether: { resources, statements, control } };
-}
-
-async function urlwatchRound(urlwatch: TUrlwatch, site: TFixtureSite): Promise<TSideRound> {
-  const fetched0 = site.requests.length;
-  const cpu0 = process.cpuUsage();
-  const run = await urlwatch.run();
-  const cpu = process.cpuUsage(cpu0);
+/** Both databases by default when TEST_DATABASE_URL is set (PGlite alone, with a note, when not); --db to choose. */
+function peerDbKinds(args: TBenchArgs): { kinds: TPeerDbKind[]; note?: string } {
+  const explicit = args.flags.has(DB_FLAG.name) || Boolean(args.env[DB_FLAG.env]?.trim());
+  if (explicit) return { kinds: dbKinds(choiceOption(args, DB_FLAG)) };
+  if (args.env.TEST_DATABASE_URL?.trim()) return { kinds: ["pglite", "postgres"] };
   return {
-    wallMs: run.wallMs,
-    fetched: site.requests.length - fetched0,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    outcomes: run.verbs,
-    urlwatch: run,
+    kinds: ["pglite"],
+    note: "TEST_DATABASE_URL is not set: embedded PGlite only; set it for PostgreSQL too",
   };
 }
 
-const describeOutcomes = (outcomes: Record<string, number>) =>
-  Object.entries(outcomes)
+type TSet = "validators" | "plain";
+type TTool = "urlwatch" | "bellwether";
+type TSideKey = `${TTool}/${TSet}`;
+const SIDES: readonly TSideKey[] = [
+  "urlwatch/validators",
+  "bellwether/validators",
+  "urlwatch/plain",
+  "bellwether/plain",
+];
+const SETS: readonly TSet[] = ["plain", "validators"];
+const setLabel = (set: TSet) => (set === "validators" ? "with validators" : "no validators");
+
+type TTurn = {
+  wallMs: number;
+  /** Bellwether: its app's process tree (every thread); urlwatch: its process tree. */
+  treeCpuMs: number;
+  /** Bellwether: of that, its processes' main threads (the server's event loop). */
+  mainCpuMs?: number;
+  /** PostgreSQL backends of the app's database (0 for urlwatch and on PGlite, NaN when not measurable). */
+  pgCpuMs: number;
+  siteCpuMs: number;
+  /** Status → count of the page requests the fixture site answered during the turn. */
+  answers: Record<string, number>;
+  outcomes: Record<string, number>;
+  calls?: number;
+  threadsEnded?: number;
+  urlwatch?: TUrlwatchRun;
+};
+
+const totalCpu = (t: TTurn) => t.treeCpuMs + (Number.isNaN(t.pgCpuMs) ? 0 : t.pgCpuMs);
+
+const describeCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${v}`)
     .join(", ") || "nothing";
 
-export async function runPeerBench(args: TBenchArgs, out: (line: string) => void): Promise<void> {
-  const o = readOptions(args);
-  const kinds = dbKinds(o.db);
-  const seed = 42;
-  const pages = Array.from({ length: o.pages }, (_, i) => makeBenchPage(i, seed, { min: 20, max: 50 }));
-  out(
-    `peer: ${o.pages} unchanged fixture pages (20–50 KB, fresh nonces every round), ${o.concurrency} at a time per side, ` +
-      `${o.rounds} measured rounds after a baseline and a warm-up round, order rotating; hot statements ${o.statements}`,
-  );
-  out(
-    `  Bellwether = runDueRefreshes() (the cron/worker claim loop → refreshTracker) on ${kinds.join(", ")}; ` +
-      "urlwatch = the installed urlwatch with `css: main` + `html2text` per page",
-  );
+const sameCounts = (got: Record<string, number>, wanted: Record<string, number>) =>
+  Object.keys({ ...got, ...wanted }).every((k) => (got[k] ?? 0) === (wanted[k] ?? 0));
 
-  let site: TFixtureSite | undefined;
-  let urlwatch: TUrlwatch | undefined;
-  const sides: TBellwetherSide[] = [];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = (line: string) => process.stderr.write(`  [peer] ${line}\n`);
+
+/** The site's page requests after `seq` (its log keeps the newest 10,000): statuses counted, and the newest seq. */
+async function answersSince(
+  site: TSiteProcess,
+  seq: number,
+): Promise<{ answers: Record<string, number>; seq: number }> {
+  const answers: Record<string, number> = {};
+  let last = seq;
+  for (const r of await site.control.requests()) {
+    if (r.seq <= seq) continue;
+    last = Math.max(last, r.seq);
+    const key = String(r.status ?? "unanswered");
+    answers[key] = (answers[key] ?? 0) + 1;
+  }
+  return { answers, seq: last };
+}
+
+type TDbRun = {
+  kind: TPeerDbKind;
+  results: Map<TSideKey, TTurn[]>;
+  idleCpuMsPerSecond: Record<TSet, number>;
+  /** CPU ms (app tree + backends) of each empty pass per app. */
+  emptyPassCpuMs: Record<TSet, number[]>;
+  broken: boolean;
+};
+
+async function runOnDb(
+  kind: TPeerDbKind,
+  o: { pages: number; rounds: number; concurrency: number },
+  ctx: { site: TSiteProcess; pages: TBenchPage[]; postgres?: TPostgres; urlwatchExecutable?: string },
+  out: (line: string) => void,
+): Promise<TDbRun | undefined> {
+  const { site, pages } = ctx;
+  const n = o.pages;
+  const urlsOf = (set: TSet) => pages.map((p) => site.control.urlFor(`/${set}${p.path}`));
+  const apps = new Map<TSet, TPeerApp>();
+  const urlwatches = new Map<TSet, TUrlwatch>();
   try {
-    site = await startFixtureSite();
-    const serve = () => {
-      for (const page of pages) site?.setPage(page.path, { body: renderBenchPage(page) });
-    };
-    serve();
-    const prepared = await prepareUrlwatch(
-      pages.map((p) => site?.urlFor(p.path) ?? ""),
-      // BENCH_URLWATCH: another urlwatch (e.g. a newer one in a virtualenv), by path or name.
-      { concurrency: o.concurrency, tmpRoot: os.tmpdir(), executable: args.env.BENCH_URLWATCH },
-    );
-    if ("skipped" in prepared) {
-      out(`  urlwatch skipped: ${prepared.skipped}. Bellwether's side runs alone, without a ratio.`);
-    } else {
-      urlwatch = prepared;
-      out(`  urlwatch ${urlwatch.version}: ${urlwatch.where}; its worker pool set to ${o.concurrency}`);
+    for (const set of SETS) {
+      const prepared = await prepareUrlwatch(urlsOf(set), {
+        concurrency: o.concurrency,
+        tmpRoot: os.tmpdir(),
+        ...(ctx.urlwatchExecutable ? { executable: ctx.urlwatchExecutable } : {}),
+      });
+      if ("skipped" in prepared) {
+        out(`  urlwatch skipped: ${prepared.skipped}. Nothing to compare with; the peer benchmark stops.`);
+        return undefined;
+      }
+      urlwatches.set(set, prepared);
     }
-    for (const kind of kinds) {
-      const [bench, models] = await Promise.all([
-        openBenchDb(kind, o.statements),
-        startModelServer({ recordings: fillRecordings(0) }),
-      ]);
-      sides.push({ kind, bench, models, warnings: [] });
-      await createTrackers(bench.db, site, pages);
-      out(`  ${kind}: ${bench.label}, ${o.pages} trackers`);
+    // One app per page set: a cron pass refreshes whatever is due, and both sets fall due with the same day's move.
+    for (const set of SETS) {
+      const app = await startPeerApp({
+        label: `${kind} app, pages ${setLabel(set)}`,
+        kind,
+        ...(ctx.postgres ? { postgres: ctx.postgres } : {}),
+        env: {
+          FETCH_ALLOW_HOSTS: new URL(site.control.url).host,
+          REFRESH_CONCURRENCY: String(o.concurrency),
+          HOST_MAX_IN_FLIGHT: String(o.concurrency),
+          HOST_MIN_GAP_MS: "0",
+        },
+      });
+      apps.set(set, app);
+      progress(`${app.label}: creating ${n} daily trackers through the public API…`);
+      await app.createTrackers(urlsOf(set), DEFINITION);
+    }
+    if ([...apps.values()].some((app) => app.buildId !== peerBuildId())) {
+      throw new Error(`${PEER_DIST_DIR} was rebuilt between the two apps' starts (are the sources being edited?)`);
+    }
+    const uw = urlwatches.get("plain") as TUrlwatch;
+    out(
+      `  ${kind}: two apps (one per page set) on ${ctx.postgres && kind === "postgres" ? `PostgreSQL ${ctx.postgres.version} at ${describePostgresUrl(ctx.postgres.serverUrl)} (a throw-away database each; backends' CPU ${ctx.postgres.local ? "counted" : "NOT measurable: server not on this machine"})` : "embedded PGlite in a throw-away data dir each (in the app's process)"}; urlwatch ${uw.version} (${uw.where})`,
+    );
+
+    // What an app does on its own (nothing due, scheduler off): in every pass's CPU over its SETTLE_MS waits.
+    const idleCpuMsPerSecond = {} as Record<TSet, number>;
+    for (const set of SETS) {
+      const app = apps.get(set) as TPeerApp;
+      const before = await app.reading();
+      await sleep(IDLE_PROBE_MS);
+      const after = await app.reading();
+      idleCpuMsPerSecond[set] = (cpuOf(before, after).total * 1000) / IDLE_PROBE_MS;
     }
 
-    type TSideName = "urlwatch" | TBenchDbKind;
-    const names: TSideName[] = [...(urlwatch ? (["urlwatch"] as const) : []), ...kinds];
-    const results = new Map<TSideName, TSideRound[]>(names.map((n) => [n, []]));
-    const clockStart = Date.now();
+    const emptyPassCpuMs: Record<TSet, number[]> = { plain: [], validators: [] };
+    let seq = (await answersSince(site, 0)).seq;
+    const results = new Map<TSideKey, TTurn[]>(SIDES.map((k) => [k, []]));
     let broken = false;
     const total = o.rounds + 2;
     for (let round = 0; round < total; round++) {
-      const label = round === 0 ? "baseline" : round === 1 ? "warm-up" : String(round - 1);
-      serve();
-      const clock = new Date(clockStart + (round + 1) * DAY_MS);
-      const order = names.map((_, i) => names[(i + round) % names.length] as TSideName);
+      const label = round === 0 ? "baseline" : round === 1 ? "warm-up" : `${round - 1} of ${o.rounds}`;
+      progress(`${kind}: round ${label}…`);
+      // Pages without validators: fresh noise every round (same content). With validators: the same bytes.
+      const fresh: Record<string, TFixturePage> = {};
+      for (const page of pages) fresh[`/plain${page.path}`] = { body: renderBenchPage(page) };
+      await ctx.site.control.setPages(fresh);
+      const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length] as TSideKey);
       const line: string[] = [];
-      for (const name of order) {
-        const side = sides.find((s) => s.kind === name);
-        const r = side ? await bellwetherRound(side, site, clock, o) : await urlwatchRound(urlwatch as TUrlwatch, site);
-        if (round >= 2) results.get(name)?.push(r);
-        const expected = round === 0 ? (side ? "baseline" : "new") : "unchanged";
-        if ((r.outcomes[expected] ?? 0) !== o.pages || r.fetched < o.pages) {
+      for (const key of order) {
+        const [tool, set] = key.split("/") as [TTool, TSet];
+        let turn: TTurn;
+        if (tool === "urlwatch") {
+          const site0 = site.cpuMs();
+          const run = await (urlwatches.get(set) as TUrlwatch).run();
+          const siteCpuMs = site.cpuMs() - site0;
+          const seen = await answersSince(site, seq);
+          seq = seen.seq;
+          turn = {
+            wallMs: run.wallMs,
+            treeCpuMs: run.treeCpuMs,
+            pgCpuMs: 0,
+            siteCpuMs,
+            answers: seen.answers,
+            outcomes: run.verbs,
+            urlwatch: run,
+          };
+        } else {
+          const app = apps.get(set) as TPeerApp;
+          if (round > 0) await app.moveClock(DAY_AND_MORE_MS);
+          await sleep(SETTLE_MS);
+          const siteBefore = site.cpuMs();
+          const before = await app.reading();
+          const pass = await app.cronPass(n);
+          await sleep(SETTLE_MS);
+          const after = await app.reading();
+          const siteCpuMs = site.cpuMs() - siteBefore;
+          const seen = await answersSince(site, seq);
+          seq = seen.seq;
+          const cpu = cpuOf(before, after);
+          turn = {
+            wallMs: pass.wallMs,
+            treeCpuMs: cpu.tree,
+            mainCpuMs: cpu.mainMs,
+            pgCpuMs: kind === "postgres" ? cpu.pg : 0,
+            siteCpuMs,
+            answers: seen.answers,
+            outcomes: pass.outcomes,
+            calls: pass.calls,
+            threadsEnded: cpu.ended,
+          };
+        }
+        const wantedOutcomes = round === 0 ? { [tool === "urlwatch" ? "new" : "baseline"]: n } : { unchanged: n };
+        const wantedAnswers = { [round > 0 && set === "validators" ? "304" : "200"]: n };
+        if (!sameCounts(turn.outcomes, wantedOutcomes) || !sameCounts(turn.answers, wantedAnswers)) {
           broken = true;
           out(
-            `  ! ${name} in round ${label}: ${describeOutcomes(r.outcomes)}; ${r.fetched} pages fetched (expected ${o.pages} ${expected})`,
+            `  ! ${kind}, ${key}, round ${label}: ${describeCounts(turn.outcomes)}; the site answered ${describeCounts(turn.answers)} (expected ${describeCounts(wantedOutcomes)}; ${describeCounts(wantedAnswers)})`,
           );
         }
-        line.push(
-          `${name} ${fmt(o.pages / (r.wallMs / 1000))} p/s` +
-            (r.urlwatch ? ` (job loop ${fmt(o.pages / (r.urlwatch.jobsMs / 1000))})` : ""),
-        );
+        if (round >= 2) results.get(key)?.push(turn);
+        line.push(`${key} ${fmt(n / (turn.wallMs / 1000), 0)} p/s`);
       }
-      out(`  round ${label}: ${line.join(", ")}`);
+      progress(`  ${line.join(", ")}`);
+      if (round !== 1) continue;
+      // After the warm-up: what a pass costs with nothing due (the route, the empty claim, heartbeat, hourly jobs).
+      for (const set of SETS) {
+        const app = apps.get(set) as TPeerApp;
+        for (let i = 0; i < EMPTY_PASSES; i++) {
+          await app.moveClock(EMPTY_PASS_STEP_MS);
+          await sleep(SETTLE_MS);
+          const before = await app.reading();
+          const pass = await app.cronPass(0);
+          await sleep(SETTLE_MS);
+          const after = await app.reading();
+          if (pass.refreshes !== 0) {
+            broken = true;
+            out(`  ! ${kind}, ${set}: a pass that should find nothing due ran ${describeCounts(pass.outcomes)}`);
+          }
+          emptyPassCpuMs[set].push(cpuOf(before, after).total);
+        }
+      }
     }
+    if ([...apps.values()].some((app) => app.buildId !== peerBuildId())) {
+      broken = true;
+      out(`  ! ${PEER_DIST_DIR} was rebuilt during the measurement (another start?); the figures would mean nothing`);
+    }
+    return { kind, results, idleCpuMsPerSecond, emptyPassCpuMs, broken };
+  } catch (error) {
+    for (const app of apps.values()) out(`  ${app.label}: the app's last output:\n${app.tail()}`);
+    throw error;
+  } finally {
+    await Promise.allSettled([...apps.values()].map((app) => app.stop()));
+    for (const u of urlwatches.values()) u.close();
+  }
+}
 
-    // ---- Report -------------------------------------------------------------------------------
-    const rate = (r: TSideRound) => o.pages / (r.wallMs / 1000);
-    const uw = results.get("urlwatch") ?? [];
-    const uwJobRates = uw.map((r) => o.pages / ((r.urlwatch?.jobsMs ?? Number.NaN) / 1000));
-    const header = [
-      "per page, measured rounds",
-      ...names.map((n) => (n === "urlwatch" ? "urlwatch" : `Bellwether ${n}`)),
-    ];
-    const row = (title: string, pick: (name: TSideName, rounds: TSideRound[]) => string) => [
-      title,
-      ...names.map((n) => pick(n, results.get(n) ?? [])),
-    ];
-    const pagesPerSecond = (rounds: TSideRound[]) => rounds.map(rate);
-    const perPage = (value: number, rounds: TSideRound[]) => value / Math.max(1, rounds.length * o.pages);
-    const ratios = (name: TSideName, against: number[]) =>
-      pagesPerSecond(results.get(name) ?? []).map((r, i) => r / (against[i] as number));
-    // Bellwether's CPU per page: its process minus serving the pages (measured during urlwatch's turns) plus its
-    // PostgreSQL backends; urlwatch's: its whole process. Both per page over the measured rounds.
-    const cpuPerPage = (rs: TSideRound[], pick: (r: TSideRound) => number) => perPage(sum(rs.map(pick)), rs);
-    const servingPerPage = cpuPerPage(uw, (r) => r.cpuMs);
-    const cpuRatio = (name: TSideName) => {
-      const rs = results.get(name) ?? [];
-      const bellwether =
-        cpuPerPage(rs, (r) => r.cpuMs) -
-        servingPerPage +
-        (name === "postgres" ? cpuPerPage(rs, (r) => r.bellwether?.resources.serverCpuMs ?? Number.NaN) : 0);
-      return bellwether / cpuPerPage(uw, (r) => r.urlwatch?.cpuMs ?? Number.NaN);
-    };
-    const rows: string[][] = [
-      header,
-      row("pages/s (median of rounds)", (_, rs) => fmt(median(pagesPerSecond(rs)))),
-      row("pages/s (min–max)", (_, rs) => `${fmt(min(pagesPerSecond(rs)))}–${fmt(max(pagesPerSecond(rs)))}`),
-    ];
-    if (urlwatch) {
-      rows.push(
-        row("urlwatch job loop only, pages/s", (n) => (n === "urlwatch" ? fmt(median(uwJobRates)) : "")),
-        row("Bellwether/urlwatch (vs its job loop)", (n) =>
-          n === "urlwatch" ? "" : fmt(median(ratios(n, uwJobRates)), 3),
-        ),
-        row("Bellwether/urlwatch (vs its whole process)", (n) =>
-          n === "urlwatch" ? "" : fmt(median(ratios(n, pagesPerSecond(uw))), 3),
-        ),
-      );
-    }
-    const perPageOf = (rs: TSideRound[], pick: (r: TSideRound) => number, decimals = 2) =>
-      fmt(perPage(sum(rs.map(pick)), rs), decimals);
-    rows.push(
-      row("CPU ms / page, Bellwether process (serves the pages too)", (n, rs) =>
-        n === "urlwatch" ? "" : perPageOf(rs, (r) => r.cpuMs),
+function cpuOf(before: TPeerReading, after: TPeerReading) {
+  const tree = cpuDelta(before.tree, after.tree);
+  const pg = before.backends && after.backends ? cpuDelta(before.backends, after.backends).ms : Number.NaN;
+  // Main threads (tid = pid: the Next server's event loop, and npm's, idle); the rest are the page workers, V8's
+  // and libuv's threads (every Node thread is named "node", so they are not told apart further).
+  const main = (m: Map<string, number>) => new Map([...m].filter(([id]) => id.split("/")[0] === id.split("/")[1]));
+  const mainMs = cpuDelta(main(before.tree), main(after.tree)).ms;
+  return { tree: tree.ms, mainMs, pg, ended: tree.ended, total: tree.ms + (Number.isNaN(pg) ? 0 : pg) };
+}
+
+function report(run: TDbRun, o: { pages: number; rounds: number; concurrency: number }, out: (line: string) => void) {
+  const n = o.pages;
+  const turns = (key: TSideKey) => run.results.get(key) ?? [];
+  const rates = (key: TSideKey) => turns(key).map((t) => n / (t.wallMs / 1000));
+  const perPage = (key: TSideKey, pick: (t: TTurn) => number) => median(turns(key).map(pick)) / n;
+  const pairedRatio = (set: TSet) => {
+    const uw = rates(`urlwatch/${set}`);
+    return median(rates(`bellwether/${set}`).map((r, i) => r / (uw[i] as number)));
+  };
+  const cpuRatio = (set: TSet) => perPage(`bellwether/${set}`, totalCpu) / perPage(`urlwatch/${set}`, totalCpu);
+  const pgMeasured = run.kind === "postgres" && turns("bellwether/plain").every((t) => !Number.isNaN(t.pgCpuMs));
+  const row = (title: string, pick: (key: TSideKey, tool: TTool, set: TSet) => string) => [
+    title,
+    ...SIDES.map((key) => {
+      const [tool, set] = key.split("/") as [TTool, TSet];
+      return pick(key, tool, set);
+    }),
+  ];
+  const header = [
+    `${run.kind}: per page, medians of ${turns("bellwether/plain").length} rounds`,
+    ...SIDES.map((key) => {
+      const [tool, set] = key.split("/") as [TTool, TSet];
+      return `${tool === "urlwatch" ? "urlwatch" : "Bellwether"}, ${setLabel(set)}`;
+    }),
+  ];
+  const rows: string[][] = [
+    header,
+    row("pages/s (median of rounds)", (key) => fmt(median(rates(key)))),
+    row("pages/s (min–max)", (key) => `${fmt(min(rates(key)), 0)}–${fmt(max(rates(key)), 0)}`),
+    row("Bellwether/urlwatch pages/s (paired rounds)", (_, tool, set) =>
+      tool === "bellwether" ? `${fmt(pairedRatio(set), 2)}×` : "",
+    ),
+    row("urlwatch's job loop alone, pages/s", (key, tool) =>
+      tool === "urlwatch" ? fmt(median(turns(key).map((t) => n / ((t.urlwatch?.jobsMs ?? Number.NaN) / 1000)))) : "",
+    ),
+    row("CPU ms / page, process tree", (key) =>
+      fmt(
+        perPage(key, (t) => t.treeCpuMs),
+        2,
       ),
+    ),
+    row("  of which main threads (the server's event loop)", (key, tool) =>
+      tool === "bellwether"
+        ? fmt(
+            perPage(key, (t) => t.mainCpuMs ?? Number.NaN),
+            2,
+          )
+        : "",
+    ),
+    row("CPU ms / page, PostgreSQL backends", (key, tool) =>
+      tool === "bellwether" && run.kind === "postgres"
+        ? pgMeasured
+          ? fmt(
+              perPage(key, (t) => t.pgCpuMs),
+              2,
+            )
+          : "not measurable"
+        : "",
+    ),
+    row("CPU ms / page, all counted", (key) => fmt(perPage(key, totalCpu), 2)),
+    row("CPU / page, Bellwether/urlwatch", (_, tool, set) =>
+      tool === "bellwether" ? `${fmt(cpuRatio(set), 2)}×` : "",
+    ),
+    row("  (urlwatch's own getrusage, ms / page)", (key, tool) =>
+      tool === "urlwatch"
+        ? fmt(
+            perPage(key, (t) => t.urlwatch?.cpuMs ?? Number.NaN),
+            2,
+          )
+        : "",
+    ),
+    row("  (fixture site's CPU, not counted)", (key) =>
+      fmt(
+        perPage(key, (t) => t.siteCpuMs),
+        2,
+      ),
+    ),
+    row("cron calls per pass", (key, tool) =>
+      tool === "bellwether" ? fmt(median(turns(key).map((t) => t.calls ?? Number.NaN)), 0) : "",
+    ),
+    row("site answers, all measured rounds", (key) => {
+      const counts: Record<string, number> = {};
+      for (const t of turns(key)) for (const [k, v] of Object.entries(t.answers)) counts[k] = (counts[k] ?? 0) + v;
+      return describeCounts(counts);
+    }),
+    row("outcomes, all measured rounds", (key) => {
+      const counts: Record<string, number> = {};
+      for (const t of turns(key)) for (const [k, v] of Object.entries(t.outcomes)) counts[k] = (counts[k] ?? 0) + v;
+      return describeCounts(counts);
+    }),
+  ];
+  out("");
+  // Rows that say nothing on this database (PostgreSQL backends on PGlite) are left out.
+  out(table(rows.filter((r, i) => i === 0 || r.slice(1).some((c) => c !== ""))));
+  const ended = [...run.results.values()].flat().reduce((s, t) => s + (t.threadsEnded ?? 0), 0);
+  out(
+    `  Bellwether's idle CPU (nothing due, scheduler off), in each pass over its ${fmt((2 * SETTLE_MS) / 1000, 1)} s of waits: ` +
+      `${fmt(run.idleCpuMsPerSecond.plain, 1)} / ${fmt(run.idleCpuMsPerSecond.validators, 1)} ms a second (no validators / with)` +
+      (ended > 0 ? `; ${ended} app threads ended during measured passes (their CPU in those passes is missing)` : ""),
+  );
+  const empty = (set: TSet) => median(run.emptyPassCpuMs[set]);
+  out(
+    `  A pass with nothing due (the route, an empty claim, the heartbeat, the hourly jobs, the deferred step; median of ${EMPTY_PASSES} per app): ` +
+      `${fmt(empty("plain"), 0)} / ${fmt(empty("validators"), 0)} CPU ms (no validators / with app, tree + backends, 1 s of waits included), ` +
+      `i.e. ${fmt(empty("plain") / n, 2)} / ${fmt(empty("validators") / n, 2)} ms a page at ${n} pages — in every measured pass above`,
+  );
+  const verdict = (met: boolean) => (met ? "met" : "NOT met");
+  for (const set of ["plain", "validators"] as const) {
+    const tp = pairedRatio(set);
+    const cpu = cpuRatio(set);
+    const governed = run.kind === "postgres" && set === "plain";
+    out(
+      `  RESULT peer (${run.kind}, ${setLabel(set)}): Bellwether ${fmt(median(rates(`bellwether/${set}`)))} pages/s vs urlwatch ${fmt(median(rates(`urlwatch/${set}`)))} → ${fmt(tp, 2)}× ` +
+        `(goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(tp >= GOAL_THROUGHPUT)}); CPU ${fmt(perPage(`bellwether/${set}`, totalCpu), 2)} vs ${fmt(perPage(`urlwatch/${set}`, totalCpu), 2)} ms a page → ${fmt(cpu, 2)}× ` +
+        `(goal ≤ ${GOAL_CPU}×: ${verdict(cpu <= GOAL_CPU)})${governed ? "" : " — the goals are set for PostgreSQL without validators; shown here for reference"}`,
     );
-    if (kinds.includes("postgres")) {
-      rows.push(
-        row("CPU ms / page, PostgreSQL backends", (n, rs) =>
-          n === "postgres" ? perPageOf(rs, (r) => r.bellwether?.resources.serverCpuMs ?? Number.NaN) : "",
-        ),
-      );
+  }
+  const b200 = perPage("bellwether/plain", totalCpu);
+  const b304 = perPage("bellwether/validators", totalCpu);
+  const u304 = perPage("urlwatch/plain", totalCpu) / perPage("urlwatch/validators", totalCpu);
+  out(
+    `  RESULT peer (${run.kind}, 304 pass vs 200 pass): Bellwether ${fmt(b304, 2)} against ${fmt(b200, 2)} CPU ms a page → a 304 pass ${fmt(b200 / b304, 2)}× cheaper ` +
+      `(goal ≥ ${GOAL_304}×: ${verdict(b200 / b304 >= GOAL_304)}); urlwatch's: ${fmt(u304, 2)}×`,
+  );
+}
+
+export async function runPeerBench(args: TBenchArgs, out: (line: string) => void): Promise<void> {
+  const o = {
+    pages: numberOption(args, FLAGS.pages),
+    rounds: numberOption(args, FLAGS.rounds),
+    concurrency: numberOption(args, FLAGS.concurrency),
+  };
+  const { kinds, note } = peerDbKinds(args);
+  const seed = 42;
+  const pages = Array.from({ length: o.pages }, (_, i) => makeBenchPage(i, seed, { min: 20, max: 50 }));
+  out(
+    `  peer through the route: ${o.pages} unchanged fixture pages (20–50 KB) per set, with validators (ETag + Last-Modified: 304s) and without (fresh nonces every round), ` +
+      `${o.concurrency} at a time per side, ${o.rounds} measured rounds after a baseline and a warm-up round, order rotating; on ${kinds.join(", ")}; ` +
+      `${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+  );
+  if (note) out(`  ${note}`);
+  out(
+    `  Bellwether = npm start (${PEER_DIST_DIR}, rules mode, SCHEDULER=off), a pass = POST /api/cron/refresh (CRON_SECRET) until all ${o.pages} trackers were checked; ` +
+      `REFRESH_CONCURRENCY=${o.concurrency}; per-host gate opened: HOST_MAX_IN_FLIGHT=${o.concurrency}, HOST_MIN_GAP_MS=0 (every fixture page is on one host; urlwatch has no per-host limit)`,
+  );
+  out(
+    `  urlwatch = the installed urlwatch, \`css: main\` + \`html2text\` per page, its worker pool set to ${o.concurrency}; the fixture site in a process of its own (its CPU in neither side)`,
+  );
+  const undoSignals = stopAppsOnSignal();
+  let site: TSiteProcess | undefined;
+  let postgres: TPostgres | undefined;
+  let broken = false;
+  try {
+    site = await startSiteProcess();
+    const fixed: Record<string, TFixturePage> = {};
+    for (const [i, page] of pages.entries()) {
+      fixed[`/validators${page.path}`] = { body: renderBenchPage(page), etag: `"p${i}"`, lastModified: LAST_MODIFIED };
     }
-    if (urlwatch) {
-      rows.push(
-        row("CPU ms / page, urlwatch process (its job loop)", (n, rs) =>
-          n === "urlwatch"
-            ? `${perPageOf(rs, (r) => r.urlwatch?.cpuMs ?? Number.NaN)} (${perPageOf(rs, (r) => r.urlwatch?.jobsCpuMs ?? Number.NaN)})`
-            : "",
-        ),
-        row("  this process serving its pages", (n, rs) => (n === "urlwatch" ? perPageOf(rs, (r) => r.cpuMs) : "")),
-        row("CPU / page, Bellwether/urlwatch (whole processes)", (n) =>
-          n === "urlwatch" ? "" : `${fmt(cpuRatio(n), 2)}×`,
-        ),
-      );
-    }
-    rows.push(
-      row("SQL statements / page (+ BEGIN/COMMIT)", (n, rs) =>
-        n === "urlwatch"
-          ? ""
-          : `${perPageOf(rs, (r) => r.bellwether?.statements ?? 0, 1)} + ${perPageOf(rs, (r) => r.bellwether?.control ?? 0, 1)}`,
-      ),
-      row("bytes / page, table + index growth", (n, rs) =>
-        n === "urlwatch" ? "" : `${perPageOf(rs, (r) => r.bellwether?.resources.relationBytes ?? 0, 0)} B`,
-      ),
-      row("outcomes", (_, rs) => {
-        const counts: Record<string, number> = {};
-        for (const r of rs) for (const [k, v] of Object.entries(r.outcomes)) counts[k] = (counts[k] ?? 0) + v;
-        return describeOutcomes(counts);
-      }),
-    );
-    out("");
-    out(table(rows));
-    if (urlwatch) {
-      out(
-        "  Bellwether's process also serves the fixture pages; the 'serving' line is that cost (measured during urlwatch's turns), " +
-          "subtracted in the CPU ratio, which adds the PostgreSQL backends' CPU on postgres.",
-      );
-    }
-    out("");
+    await site.control.setPages(fixed);
+    if (kinds.includes("postgres")) postgres = await openAdmin(args.env.TEST_DATABASE_URL?.trim() ?? "");
     for (const kind of kinds) {
-      const rs = results.get(kind) ?? [];
-      out(
-        urlwatch
-          ? `  RESULT peer (${kind}): Bellwether ${fmt(median(pagesPerSecond(rs)))} pages/s vs urlwatch ${fmt(median(pagesPerSecond(uw)))} ` +
-              `(job loop ${fmt(median(uwJobRates))}) → Bellwether/urlwatch ${fmt(median(ratios(kind, uwJobRates)), 3)} vs its job loop, ` +
-              `${fmt(median(ratios(kind, pagesPerSecond(uw))), 3)} vs its whole process (median of ${rs.length} paired rounds, ${o.concurrency} at a time); ` +
-              `${fmt(cpuRatio(kind), 2)}× urlwatch's CPU per page`
-          : `  RESULT peer (${kind}): Bellwether ${fmt(median(pagesPerSecond(rs)))} pages/s; urlwatch skipped, no ratio`,
+      const run = await runOnDb(
+        kind,
+        o,
+        {
+          site,
+          pages,
+          ...(postgres ? { postgres } : {}),
+          ...(args.env.BENCH_URLWATCH ? { urlwatchExecutable: args.env.BENCH_URLWATCH } : {}),
+        },
+        out,
       );
-    }
-    for (const side of sides) {
-      if (side.warnings.length)
-        out(`  ${side.kind}: ${side.warnings.length} refresh warning(s), first: ${side.warnings[0]}`);
+      if (!run) return;
+      report(run, o, out);
+      broken ||= run.broken;
     }
     if (broken) {
-      out("  ! a side did not check every page as expected: the numbers above are not comparable");
+      out("  ! a side did not check every page as expected (lines marked !): the figures are not comparable");
       process.exitCode = 1;
     }
   } finally {
-    urlwatch?.close();
-    await Promise.allSettled(sides.map((s) => s.models.close()));
-    await Promise.allSettled(sides.map((s) => s.bench.close()));
     await site?.close();
+    await postgres?.admin.end().catch(() => {});
+    undoSignals();
   }
 }
 
 export const peerBenchmark: TBenchmark = {
   name: "peer",
-  description: "Bellwether's cron claim loop vs urlwatch over the same unchanged fixture pages (pages/s, ratio)",
-  flags: [...Object.values(FLAGS), DB_FLAG, STATEMENTS_FLAG],
-  validate: (args) => assertDbAvailable(readOptions(args).db, args),
+  description:
+    "Bellwether through the started app's cron route vs urlwatch, same unchanged pages with and without validators (pages/s, CPU per page)",
+  flags: [...Object.values(FLAGS), DB_FLAG],
+  validate: (args) => {
+    if (args.flags.has(DB_FLAG.name) || args.env[DB_FLAG.env]?.trim()) {
+      assertDbAvailable(choiceOption(args, DB_FLAG), args);
+    }
+  },
   run: runPeerBench,
 };

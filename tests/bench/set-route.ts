@@ -123,7 +123,7 @@ function buildId(): string {
 }
 
 /** ns of CPU per thread of every process in the tree (/proc/<pid>/task/<tid>/schedstat: exact, not 10 ms ticks). */
-function treeThreadsNs(root: number): Map<string, number> {
+export function treeThreadsNs(root: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const pid of processTree(root)) {
     let tids: string[] = [];
@@ -145,7 +145,7 @@ function treeThreadsNs(root: number): Map<string, number> {
 }
 
 /** CPU ms between two readings; a thread that appeared counts from zero; threads that ended are returned apart. */
-function cpuDelta(before: Map<string | number, number>, after: Map<string | number, number>) {
+export function cpuDelta(before: Map<string | number, number>, after: Map<string | number, number>) {
   let ns = 0;
   for (const [id, value] of after) ns += value - (before.get(id) ?? 0);
   let ended = 0;
@@ -153,7 +153,7 @@ function cpuDelta(before: Map<string | number, number>, after: Map<string | numb
   return { ms: ns / 1e6, ended };
 }
 
-function readSchedstatNs(pid: number): number | undefined {
+export function readSchedstatNs(pid: number): number | undefined {
   try {
     if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") return undefined;
     const ns = Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
@@ -178,9 +178,9 @@ type TApp = {
   stop: () => Promise<void>;
 };
 
-type TPostgres = { serverUrl: string; admin: import("pg").Client; version: string; local: boolean };
+export type TPostgres = { serverUrl: string; admin: import("pg").Client; version: string; local: boolean };
 
-async function openAdmin(serverUrl: string): Promise<TPostgres> {
+export async function openAdmin(serverUrl: string): Promise<TPostgres> {
   const pg = (await import("pg")).default;
   const admin = new pg.Client({ connectionString: serverUrl });
   admin.on("error", () => {});

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { procStat } from "./proc-stat";
 
 /**
  * urlwatch (https://thp.io/2008/urlwatch/, the Debian package) as the peer benchmark's baseline: a
@@ -68,11 +69,16 @@ export type TUrlwatchRun = {
   wallMs: number;
   /** Its job loop (fetch, filter, compare, save) as measured inside it. */
   jobsMs: number;
-  /** CPU of the whole process, and of the job loop (all threads). */
+  /** CPU of the whole process, and of the job loop (all threads), as it reads them itself. */
   cpuMs: number;
   jobsCpuMs: number;
   /** Jobs per verdict: new, changed, unchanged, error. */
   verbs: Record<string, number>;
+  /**
+   * CPU of its whole process tree (it and anything it started, all threads), read from /proc outside it: what this
+   * process's waited-for children used during the run (cutime + cstime; 10 ms ticks). NaN off Linux.
+   */
+  treeCpuMs: number;
 };
 
 export type TUrlwatch = {
@@ -122,7 +128,7 @@ function runProcess(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    // Asynchronous on purpose: the fixture site urlwatch fetches from runs on this process's event loop.
+    // Asynchronous on purpose: the fixture site urlwatch fetches from may run on this process's event loop.
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
@@ -200,19 +206,24 @@ export async function prepareUrlwatch(
     where: `${executable} (${python})`,
     async run() {
       fs.rmSync(files.stats, { force: true });
+      // Its tree's CPU: once it has exited and been waited for, it is in this process's children's time. No other
+      // child of this process exits meanwhile (the apps and the fixture site live on).
+      const children0 = procStat(process.pid)?.childrenCpuMs ?? Number.NaN;
       const started = performance.now();
       const result = await runProcess(python, args, env);
       const wallMs = performance.now() - started;
+      const treeCpuMs = (procStat(process.pid)?.childrenCpuMs ?? Number.NaN) - children0;
       if (result.code !== 0 || !fs.existsSync(files.stats)) {
         throw new Error(`urlwatch exited with ${result.code}: ${(result.stderr || result.stdout).trim().slice(-2000)}`);
       }
-      const stats = JSON.parse(fs.readFileSync(files.stats, "utf8")) as Omit<TUrlwatchRun, "wallMs">;
+      const stats = JSON.parse(fs.readFileSync(files.stats, "utf8")) as Omit<TUrlwatchRun, "wallMs" | "treeCpuMs">;
       return {
         wallMs,
         jobsMs: stats.jobsMs,
         cpuMs: stats.cpuMs,
         jobsCpuMs: stats.jobsCpuMs,
         verbs: stats.verbs ?? {},
+        treeCpuMs,
       };
     },
     close() {
