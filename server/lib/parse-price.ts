@@ -71,9 +71,11 @@ function buildTokenRegex(): RegExp {
   const parts = Object.keys(CURRENCY_TOKENS)
     .sort((a, b) => b.length - a.length)
     .map((tok) => {
-      const left = WORD_LETTER_RE.test(tok[0] as string) ? `(?<!${WORD_LETTER})` : "";
+      // "Not after a letter" is checked once the token matched (a lookbehind over the letter and the token): the same
+      // matches as a lookbehind in front, but the regex engine can skip every position that cannot start a token.
+      const left = WORD_LETTER_RE.test(tok[0] as string) ? `(?<!${WORD_LETTER}${escapeRe(tok)})` : "";
       const right = WORD_LETTER_RE.test(tok.at(-1) as string) ? `(?!${WORD_LETTER})` : "";
-      return `${left}${escapeRe(tok)}${right}`;
+      return `${escapeRe(tok)}${left}${right}`;
     });
   // Uppercase three-letter codes are checked against ISO 4217 in code; "SGD$" / "NZD $" read as the code.
   const code = `(?<!${WORD_LETTER})(?<code>[A-Z]{3})(?!${WORD_LETTER})(?:${HS}?\\$)?`;
