@@ -102,6 +102,46 @@ export function treeRssMb(root: number): { mb: number; processes: number } {
   return { mb: all.reduce((sum, p) => sum + p.mb, 0), processes: all.length };
 }
 
+/**
+ * The group of a started app (`spawn("npm", ["start"], { detached: true })`: npm and the server it starts): the last
+ * 4,000 characters it printed, whether any of its processes is still there, and `stop()` — SIGTERM to the group (the
+ * server's graceful shutdown), SIGKILL after 15 s.
+ */
+export function appGroup(proc: ChildProcess): {
+  root: number;
+  tail: () => string;
+  running: () => boolean;
+  stop: () => Promise<void>;
+} {
+  const root = proc.pid as number;
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  const running = () => {
+    try {
+      process.kill(-root, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stop = async () => {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      if (!running()) break;
+      try {
+        process.kill(-root, signal);
+      } catch {
+        break; // gone meanwhile
+      }
+      for (let i = 0; i < 150 && running(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  return { root, tail: () => output, running, stop };
+}
+
 /** Resolves once the app prints `pattern` (e.g. "[bellwether] ready in"); rejects when it exits or times out. */
 export async function waitForOutput(proc: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
   let seen = "";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { applyMigrations, pgClientRunner } from "@/server/db";
 import { urlForDatabase, withAdminClient } from "../helpers/db";
-import { createApiToken, createOwner, freePort, processTree, waitForOutput } from "./app-process";
+import { appGroup, createApiToken, createOwner, freePort, processTree, waitForOutput } from "./app-process";
 import { BENCH_DATABASE_PREFIX } from "./bench-db";
 import { readSchedstatNs, type TPostgres, treeThreadsNs } from "./set-route";
 
@@ -119,7 +119,7 @@ export async function startPeerApp(options: {
     return stopped;
   };
   stopping.add(stop);
-  let output = "";
+  let tail = () => "";
   try {
     let databaseUrl = "";
     if (kind === "postgres") {
@@ -158,32 +158,11 @@ export async function startPeerApp(options: {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
-    const root = proc.pid as number;
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    proc.stdout?.on("data", keep);
-    proc.stderr?.on("data", keep);
-    const running = () => {
-      try {
-        process.kill(-root, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const group = appGroup(proc);
+    const root = group.root;
+    tail = group.tail;
     // Stopped before its database is dropped and its data directory removed (cleanups run in reverse).
-    cleanups.push(async () => {
-      for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-        if (!running()) break;
-        try {
-          process.kill(-root, signal);
-        } catch {
-          break;
-        }
-        for (let i = 0; i < 150 && running(); i++) await sleep(100);
-      }
-    });
+    cleanups.push(group.stop);
     progress(`starting ${label} (npm start; builds ${PEER_DIST_DIR} first when the sources changed)…`);
     await waitForOutput(proc, /\[bellwether\] ready in/, READY_TIMEOUT_MS);
     progress(`${label} ready on ${url}`);
@@ -278,11 +257,11 @@ export async function startPeerApp(options: {
         } while (refreshes < expected && calls < MAX_CALLS);
         return { wallMs: performance.now() - started, calls, refreshes, outcomes };
       },
-      tail: () => output,
+      tail,
       stop,
     };
   } catch (error) {
-    if (output) progress(`${label}: the app's last output:\n${output}`);
+    if (tail()) progress(`${label}: the app's last output:\n${tail()}`);
     await stop();
     throw error;
   }

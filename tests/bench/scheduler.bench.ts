@@ -8,7 +8,16 @@ import { DEFAULT_SCHEDULER_POLL_MS } from "@/server/env";
 import { ACME_PRICING_DEFINITION } from "../fixtures/acme-pricing";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { startWebhookReceiver } from "../helpers/notify-receivers";
-import { createApiToken, createOwner, cronPass, freePort, treeCpuMs, trpcMutation, waitForOutput } from "./app-process";
+import {
+  appGroup,
+  createApiToken,
+  createOwner,
+  cronPass,
+  freePort,
+  treeCpuMs,
+  trpcMutation,
+  waitForOutput,
+} from "./app-process";
 import { FIXTURE_HOST_ENV } from "./fixture-host";
 import { fmt, numberOption, type TBenchFlag, type TBenchmark, table } from "./harness";
 import { makeBenchPage, renderBenchPage, type TBenchPage } from "./pages";
@@ -161,33 +170,11 @@ async function startApp(label: string, env: Record<string, string>, clockFile?: 
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  const root = proc.pid as number;
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  proc.stdout?.on("data", keep);
-  proc.stderr?.on("data", keep);
-  /** Whether any process of the app's group (npm, the server) is still there. */
-  const running = () => {
-    try {
-      process.kill(-root, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  /** SIGTERM to the group (the server's graceful shutdown), SIGKILL after 15 s; then the data directory goes. */
+  const group = appGroup(proc);
+  const root = group.root;
+  /** The group's graceful stop (SIGTERM, SIGKILL after 15 s); then the data directory goes. */
   const stop = async () => {
-    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-      if (!running()) break;
-      try {
-        process.kill(-root, signal);
-      } catch {
-        break; // gone meanwhile
-      }
-      for (let i = 0; i < 150 && running(); i++) await sleep(100);
-    }
+    await group.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   progress(`starting ${label} (npm start; builds ${DIST_DIR} first when the sources changed)…`);
@@ -198,7 +185,7 @@ async function startApp(label: string, env: Record<string, string>, clockFile?: 
     throw error;
   }
   progress(`${label} ready on ${url}`);
-  return { label, buildId: buildId(), url, root, cronSecret, tail: () => output, stop };
+  return { label, buildId: buildId(), url, root, cronSecret, tail: group.tail, stop };
 }
 
 /** The public API with a bearer token; throws on a non-2xx answer. */

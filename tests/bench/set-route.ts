@@ -8,7 +8,7 @@ import { detectListing } from "@/server/capabilities/web-scrape/listing";
 import { applyMigrations, describePostgresUrl, pgClientRunner } from "@/server/db";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { urlForDatabase, withAdminClient } from "../helpers/db";
-import { createApiToken, createOwner, freePort, processTree, waitForOutput } from "./app-process";
+import { appGroup, createApiToken, createOwner, freePort, processTree, waitForOutput } from "./app-process";
 import { BENCH_DATABASE_PREFIX } from "./bench-db";
 import { FIXTURE_HOST_ENV } from "./fixture-host";
 import { BenchUsageError, choiceOption, fmt, type TBenchArgs, type TBenchChoiceFlag, table } from "./harness";
@@ -268,33 +268,10 @@ async function startApp(kind: TRouteDbKind, site: TFixtureSite, postgres: TPostg
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
-    const root = proc.pid as number;
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    proc.stdout?.on("data", keep);
-    proc.stderr?.on("data", keep);
-    const running = () => {
-      try {
-        process.kill(-root, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const group = appGroup(proc);
+    const root = group.root;
     // Stopped before the database is dropped and the data directory removed (cleanups run after).
-    cleanups.push(async () => {
-      for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-        if (!running()) break;
-        try {
-          process.kill(-root, signal);
-        } catch {
-          break;
-        }
-        for (let i = 0; i < 150 && running(); i++) await sleep(100);
-      }
-    });
+    cleanups.push(group.stop);
     progress(`starting the app on ${kind} (npm start; builds ${DIST_DIR} first when the sources changed)…`);
     await waitForOutput(proc, /\[bellwether\] ready in/, READY_TIMEOUT_MS);
     progress(`app ready on ${url}`);
@@ -321,7 +298,7 @@ async function startApp(kind: TRouteDbKind, site: TFixtureSite, postgres: TPostg
       offsetMs: 0,
       ...(wire ? { wire } : {}),
       backends,
-      tail: () => output,
+      tail: group.tail,
       stop: cleanup,
     };
   } catch (error) {
