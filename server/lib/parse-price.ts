@@ -192,17 +192,35 @@ type TTokenHit = { start: number; end: number; token: TCurrencyToken };
  * (tests/bench/README.md, "The price reader's one pattern").
  */
 function* tokenHits(text: string): Generator<TTokenHit> {
-  let from = 0;
-  for (;;) {
-    TOKEN_RE.lastIndex = from;
-    const m = TOKEN_RE.exec(text);
-    if (!m) return;
-    from = TOKEN_RE.lastIndex;
-    const code = m.groups?.code;
-    const token = code ? codeToken(code) : CURRENCY_TOKENS[m[0]];
-    if (token) yield { start: m.index, end: m.index + m[0].length, token };
+  // Only lines with a digit are scanned. A price never spans a line (every gap above is horizontal whitespace) and its
+  // amount has a digit, so a token on a line without one can become no price, extend or merge none, and — as the
+  // "next token" of a price on another line — is compared across a line break, which never holds, exactly as for the
+  // next token on a later line with a digit. A line read on its own matches as in the whole text: "\n" is no word
+  // letter for the tokens' look-arounds.
+  for (let at = 0; ; ) {
+    DIGIT_RE.lastIndex = at;
+    const digit = DIGIT_RE.exec(text);
+    if (!digit) return;
+    const lineStart = text.lastIndexOf("\n", digit.index) + 1;
+    const newline = text.indexOf("\n", digit.index);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const line = text.slice(lineStart, lineEnd);
+    let from = 0;
+    for (;;) {
+      TOKEN_RE.lastIndex = from;
+      const m = TOKEN_RE.exec(line);
+      if (!m) break;
+      from = TOKEN_RE.lastIndex;
+      const code = m.groups?.code;
+      const token = code ? codeToken(code) : CURRENCY_TOKENS[m[0]];
+      if (token) yield { start: lineStart + m.index, end: lineStart + m.index + m[0].length, token };
+    }
+    at = lineEnd;
   }
 }
+
+/** The next digit, from its lastIndex (set before each exec, like TOKEN_RE). */
+const DIGIT_RE = /\d/g;
 
 /** A character that may sit right before an amount: not a word letter, digit or number punctuation. */
 function okBefore(text: string, at: number): boolean {
