@@ -233,3 +233,15 @@ export function countPgPool(pool: pg.Pool, options: { onStatement?: (sql: string
     pool.off("connect", wrap);
   });
 }
+
+/** Runs `work` and returns what `pglite` was sent meanwhile: its value, statements, transactions and their text. */
+export async function countedOn<T>(pglite: PGlite, work: () => Promise<T>) {
+  const sent: string[] = [];
+  const counter = countSql(pglite, { onStatement: (sql) => sent.push(sql) });
+  try {
+    const value = await work();
+    return { value, statements: counter.statements, transactions: counter.transactions, sent };
+  } finally {
+    counter.restore();
+  }
+}

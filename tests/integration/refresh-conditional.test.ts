@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { lockDefinition, saveDraftDefinition } from "@/server/trackers";
 import { runDueRefreshes } from "@/server/triggers";
-import { countSql } from "../bench/sql-counter";
+import { countedOn } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
@@ -62,16 +62,7 @@ async function runOf(runId: string) {
   return { run, steps, call };
 }
 
-async function counted<T>(work: () => Promise<T>) {
-  const sent: string[] = [];
-  const counter = countSql(t.pglite, { onStatement: (sql) => sent.push(sql) });
-  try {
-    const value = await work();
-    return { value, statements: counter.statements, transactions: counter.transactions, sent };
-  } finally {
-    counter.restore();
-  }
-}
+const counted = <T>(work: () => Promise<T>) => countedOn(t.pglite, work);
 
 const stateOf = (trackerId: string) => t.db.entityCurrentState.findFirstOrThrow({ where: { entity: { trackerId } } });
 const validatorsOf = async (trackerId: string) =>

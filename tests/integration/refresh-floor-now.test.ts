@@ -7,7 +7,7 @@ import { createApiToken } from "@/server/api-tokens";
 import { resetEnvForTests } from "@/server/env";
 import { createHostGate } from "@/server/lib/host-gate";
 import { setHostGate } from "@/server/lib/host-gate-instance";
-import { countSql } from "../bench/sql-counter";
+import { countedOn } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { browserHeaders, signedInOwner } from "../helpers/auth";
 import { createTestDb, type TTestDb } from "../helpers/db";
@@ -92,16 +92,7 @@ async function apiRefresh(trackerId: string, init: { token?: string; key?: strin
 }
 
 /** Runs `work` and returns what the database was sent meanwhile. */
-async function counted<T>(work: () => Promise<T>) {
-  const sent: string[] = [];
-  const counter = countSql(t.pglite, { onStatement: (sql) => sent.push(sql) });
-  try {
-    const value = await work();
-    return { value, statements: counter.statements, transactions: counter.transactions, sent };
-  } finally {
-    counter.restore();
-  }
-}
+const counted = <T>(work: () => Promise<T>) => countedOn(t.pglite, work);
 
 const counterTotal = async () =>
   (await t.db.rateLimitCounter.findMany({ where: { userId: owner.userId, action: "refresh" } })).reduce(

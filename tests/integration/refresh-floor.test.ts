@@ -3,7 +3,7 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { createHostGate } from "@/server/lib/host-gate";
 import { setHostGate } from "@/server/lib/host-gate-instance";
 import { runDueRefreshes } from "@/server/triggers";
-import { countSql } from "../bench/sql-counter";
+import { countedOn } from "../bench/sql-counter";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
@@ -50,16 +50,7 @@ async function trackerAt(path: string, price: string) {
 }
 
 /** Runs `work` and returns what the database was sent meanwhile. */
-async function counted<T>(work: () => Promise<T>) {
-  const sent: string[] = [];
-  const counter = countSql(t.pglite, { onStatement: (sql) => sent.push(sql) });
-  try {
-    const value = await work();
-    return { value, statements: counter.statements, transactions: counter.transactions, sent };
-  } finally {
-    counter.restore();
-  }
-}
+const counted = <T>(work: () => Promise<T>) => countedOn(t.pglite, work);
 
 describe("statements per refresh", () => {
   it("an unchanged page: one read and one write, no transaction; a changed page too, its writes in that one statement", async () => {
