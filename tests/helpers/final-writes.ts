@@ -7,7 +7,7 @@ import { createActiveTracker, cssPriceDefinition } from "./trackers";
 
 /**
  * Runs' final writes as the refresh composes them, for the batch tests on either database
- * (final-write-batch.test.ts, final-write-batch.pg.test.ts).
+ * (final-write-batch.test.ts, final-write-batch.pg.test.ts) and the counted check's fence (refresh-counted-checks.test.ts).
  */
 
 /** A locked tracker holding a lease, with one entity (state hash "old"): what a claimed, unchanged refresh ends with. */

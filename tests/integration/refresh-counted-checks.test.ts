@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Prisma } from "@/server/generated/prisma/client";
 import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refresh";
 import { writeRunFinal } from "@/server/intelligence/refresh/run-record";
 import { createHostGate } from "@/server/lib/host-gate";
@@ -9,6 +8,7 @@ import { listRefreshRuns } from "@/server/trackers/queries/list-refresh-runs";
 import { getUsageThisMonth } from "@/server/usage";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import { createTestDb, type TTestDb } from "../helpers/db";
+import { leasedTracker, unchangedWrite } from "../helpers/final-writes";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig, priceBody } from "../helpers/trackers";
 
 /**
@@ -120,56 +120,21 @@ describe("unchanged scheduled checks", () => {
   });
 
   it("a check whose lease was lost counts nothing", async () => {
-    const tracker = await trackerAt("/lost", "$30.00");
-    const now = new Date("2026-05-01T08:00:00Z");
-    const write = (fence: Prisma.Sql) =>
-      writeRunFinal(t.db, {
-        // The tracker-store's fence returns the tracker's id when the lease still holds; here it holds or not.
-        fence,
-        run: {
-          id: crypto.randomUUID(),
-          trackerId: tracker.id,
-          trigger: "cron",
-          idempotencyKey: null,
-          status: "completed",
-          outcome: "unchanged",
-          summary: "no change",
-          definitionVersion: 1,
-          steps: [],
-          modelCalls: 0,
-          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-          error: null,
-          startedAt: now,
-          finishedAt: now,
-        },
-        ledger: [
-          {
-            callKey: "web.scrape",
-            info: {
-              capability: "web.scrape",
-              input: {},
-              status: "completed",
-              requests: 1,
-              bytes: 500,
-              durationMs: 3,
-              startedAt: now,
-            },
-          },
-        ],
-        fenced: true,
-        countOnly: true,
-      });
-    const lost = await write(Prisma.sql`SELECT "id" FROM "Tracker" WHERE "id" = ${tracker.id} AND false`);
-    expect(lost.held).toBe(false);
-    expect(await t.db.runDailyStat.count({ where: { trackerId: tracker.id } })).toBe(0);
+    // The final write as the refresh composes it (the tracker-store's fence on the lease), marked counted.
+    const leased = await leasedTracker(t.db);
+    const lost = { ...unchangedWrite(leased, { token: "someone-else:lease" }), countOnly: true };
+    expect((await writeRunFinal(t.db, lost)).held).toBe(false);
+    expect(await t.db.runDailyStat.count({ where: { trackerId: leased.trackerId } })).toBe(0);
 
-    const held = await write(Prisma.sql`SELECT "id" FROM "Tracker" WHERE "id" = ${tracker.id}`);
-    expect(held.held).toBe(true);
+    const held = { ...unchangedWrite(leased), countOnly: true };
+    expect((await writeRunFinal(t.db, held)).held).toBe(true);
     const stat = await t.db.runDailyStat.findUniqueOrThrow({
-      where: { trackerId_day: { trackerId: tracker.id, day: day("2026-05-01") } },
+      where: {
+        trackerId_day: { trackerId: leased.trackerId, day: day(held.run.startedAt.toISOString().slice(0, 10)) },
+      },
     });
-    expect([stat.unchanged, stat.capabilityCalls, stat.requests, Number(stat.bytes)]).toEqual([1, 1, 1, 500]);
-    expect(await t.db.refreshRun.count({ where: { trackerId: tracker.id } })).toBe(0);
+    expect([stat.unchanged, stat.capabilityCalls, stat.requests, Number(stat.bytes)]).toEqual([1, 1, 1, 100]);
+    expect(await t.db.refreshRun.count({ where: { trackerId: leased.trackerId } })).toBe(0);
   });
 
   it("forty unchanged checks on one day add one row and no runs", async () => {
