@@ -75,7 +75,8 @@ afterAll(async () => {
 
 describe("a fresh install keeps watch on its own", () => {
   it("refreshes on schedule and delivers one signed webhook, with no cron and no setting", async () => {
-    expect(app.output()).toMatch(/scheduler on by default \(SCHEDULER=auto\)/);
+    // Printed by the launcher just after "ready" (scripts/start-ready.mjs), possibly in a later chunk: wait for it.
+    await app.waitFor(/scheduler on by default \(SCHEDULER=auto\)/, 10_000);
     // Nothing outside can drive it: the cron route has no secret to accept.
     expect((await fetch(`${app.url}/api/cron/refresh`)).status).toBe(503);
 
