@@ -34,7 +34,7 @@ function tracker(over: Partial<TLoadedTracker> = {}): TLoadedTracker {
     consecutiveFailures: 0,
     fieldHealth: null,
     pageValidators: stored,
-    definition: {},
+    definition: "{}",
     entities: [{ id: "e1", entityKey: URL_, contentHash: HASH, fields: {} }],
     leasedAt: new Date(0),
     leaseToken: "r:x",

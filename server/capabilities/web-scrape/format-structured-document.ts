@@ -158,6 +158,27 @@ export function formatStructuredDocument(
   return sanitizeForStorage(formatUnsanitized(input, finalUrl, options));
 }
 
+/**
+ * The document of a body that was never sent (a 304 to the validators): empty, under the tracked URL as asked for.
+ * Nothing reads it (the refresh keeps what it read last time: docs/refresh.md, "Conditional requests"); the envelope's
+ * schema wants one, and building it costs nothing per refresh.
+ */
+export function notSentDocument(url: string): TStructuredDocument {
+  return {
+    formatVersion: DOCUMENT_FORMAT_VERSION,
+    kind: "text",
+    title: null,
+    description: null,
+    canonicalUrl: url,
+    headings: [],
+    mainText: "",
+    prices: [],
+    jsonLd: [],
+    offers: [],
+    availability: null,
+  };
+}
+
 function formatUnsanitized(
   input: string | TDocumentInput,
   finalUrl: string,

@@ -5,7 +5,7 @@ import { assertPublicUrl } from "../check-public-url";
 import { CapabilityFailure, completed, failedFrom } from "../envelope";
 import type { TCapability, TCapabilityContext, TCapabilityEnvelope } from "../types";
 import { recordUsage } from "../usage";
-import { formatStructuredDocument, ZStructuredDocumentSchema } from "./format-structured-document";
+import { notSentDocument, ZStructuredDocumentSchema } from "./format-structured-document";
 import { hashStructuredDocument } from "./hash-structured-document";
 import { followListingPages, LISTING_MAX_ITEMS, type TListingRead } from "./listing/follow-pages";
 import type { TPageLimits } from "./page-limits";
@@ -196,7 +196,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           fetchedAt: startedAt.toISOString(),
           status: 304,
           contentType: "",
-          document: formatStructuredDocument({ kind: "text", text: "" }, body.finalUrl, { requestedUrl: input.url }),
+          document: notSentDocument(input.url),
           render: rendered,
           notModified: true,
           // A 304 may name the body anew (RFC 9110 §15.4.5: it carries the ETag a 200 would): kept for next time.

@@ -23,14 +23,14 @@ const parsedCache = new Map<string, TTrackerDefinition>();
 const PARSED_CACHE_LIMIT = 2000;
 
 /**
- * A locked definition's JSON (from the refresh bundle) parsed once per process: the hot path does not
- * re-validate the same immutable definition on every refresh. Bounded; the oldest entry goes first.
+ * A locked definition (the refresh bundle's JSON text, or a row's parsed JSON) parsed once per process: the hot path
+ * neither re-parses nor re-validates the same immutable definition on every refresh. Bounded; the oldest goes first.
  */
 export function parseLockedDefinition(trackerId: string, version: number, json: unknown): TTrackerDefinition {
   const key = `${trackerId}:${version}`;
   const cached = parsedCache.get(key);
   if (cached) return cached;
-  const parsed = parseDefinition(json);
+  const parsed = parseDefinition(typeof json === "string" ? parseJsonText(json) : json);
   if (!parsed.ok) {
     throw new AppError(
       "INTERNAL",
@@ -44,6 +44,15 @@ export function parseLockedDefinition(trackerId: string, version: number, json: 
   const definition = deepFreeze(parsed.definition);
   parsedCache.set(key, definition);
   return definition;
+}
+
+/** Stored JSON that does not parse reads as no definition, which parseDefinition refuses with its own message. */
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -80,7 +80,8 @@ const ZLoadedRowSchema = z.object({
    */
   stale: z.boolean(),
   leaseToken: z.string().nullable(),
-  definition: jsonText.nullable(),
+  /** The locked definition's JSON text, parsed by parseLockedDefinition only the first time a process sees it. */
+  definition: z.string().nullable(),
   entities: jsonText.pipe(z.array(ZEntitySchema)),
   existing: jsonText.pipe(ZExistingRunSchema).nullable(),
   /** A caller's refresh refused by their rate limit (no lease taken); false without a caller; the claim has none. */
