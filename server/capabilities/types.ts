@@ -108,6 +108,12 @@ export type TCapabilityContext = {
    */
   hashSalt?: string;
   /**
+   * Content hashes (with `hashSalt`) the caller already holds, e.g. the refresh's entities' (web.scrape): a page whose
+   * `contentHash` is one of them is unchanged for the caller, so its storable HTML is left out (`htmlOmitted`) — only
+   * new content's capture keeps it (docs/refresh.md, "Unchanged pages"). Not part of the input.
+   */
+  knownContentHashes?: readonly string[];
+  /**
    * Cache validators of the last good read (web.scrape, refreshes only): sent as If-None-Match / If-Modified-Since on
    * a plain fetch, and a 304 answers `notModified` with nothing downloaded or parsed (docs/refresh.md, "Conditional
    * requests"). Not part of the input.

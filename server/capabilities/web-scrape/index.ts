@@ -63,6 +63,11 @@ export const ZWebScrapeOutputSchema = z.object({
   contentHash: z.string().optional(),
   /** Raw HTML (capped, storable characters only). Volatile; never part of the hash. */
   html: z.string().optional(),
+  /**
+   * `html` left out: `contentHash` is one of ctx.knownContentHashes, so the caller already holds this content (an
+   * unchanged refresh stores nothing of the page).
+   */
+  htmlOmitted: z.literal(true).optional(),
   /** Parsed JSON body as served (volatile keys included) for JSON-pointer extractors. */
   json: z.unknown().optional(),
   /**
@@ -219,6 +224,9 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           htmlMaxChars: config.htmlMaxChars,
           // A listing's hash is its set's, made below; the page's would be wasted work.
           ...(ctx.hashSalt !== undefined && !input.listing ? { hashSalt: ctx.hashSalt } : {}),
+          ...(ctx.hashSalt !== undefined && !input.listing && ctx.knownContentHashes?.length
+            ? { knownHashes: [...ctx.knownContentHashes] }
+            : {}),
           ...(shellCheck ? { shellCheck } : {}),
         },
         config.page,
@@ -263,7 +271,8 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
     if (!rendered.rendered && !input.listing && body.validators) output.validators = body.validators;
     if (kind === "json") output.json = json;
     if (kind === "html") {
-      output.html = page.html ?? "";
+      if (page.htmlOmitted) output.htmlOmitted = true;
+      else output.html = page.html ?? "";
       if (ctx.cssQueries?.length) output.css = page.css;
     }
     if (input.listing) {

@@ -26,6 +26,11 @@ export type TPageTask = {
   shellCheck?: boolean;
   /** HTML bodies: `html` = the body cut to this many characters, storable characters only. */
   htmlMaxChars?: number;
+  /**
+   * Hashes (with `hashSalt`) the caller already holds: when `contentHash` is one of them the page is unchanged for
+   * the caller, and `html` is left out (`htmlOmitted`): only new content's capture keeps it (docs/refresh.md).
+   */
+  knownHashes?: readonly string[];
 };
 
 export type TPageResult =
@@ -37,6 +42,8 @@ export type TPageResult =
       contentHash?: string;
       shell?: TShellVerdict;
       html?: string;
+      /** `html` was asked for but left out: the content hash is one the caller knows. */
+      htmlOmitted?: true;
     }
   | { ok: false; code: "INVALID_RESPONSE"; message: string };
 
@@ -46,6 +53,10 @@ export function understandPage(task: TPageTask): TPageResult {
   if (task.hashSalt !== undefined) read.contentHash = hashStructuredDocument(read.document, task.hashSalt);
   if (task.shellCheck) read.shell = looksLikeShell({ kind: task.kind, html: task.body, document: read.document });
   if (task.kind === "html" && task.htmlMaxChars !== undefined) {
+    if (read.contentHash !== undefined && task.knownHashes?.includes(read.contentHash)) {
+      read.htmlOmitted = true;
+      return read;
+    }
     const cap = task.htmlMaxChars;
     read.html = sanitizeText(task.body.length > cap ? task.body.slice(0, cap) : task.body);
   }

@@ -12,6 +12,11 @@ export type TCrawled = TCapture & {
   render: TRenderInfo | undefined;
   /** The page's cache validators (web.scrape's plain fetch), for the next refresh's conditional request. */
   validators?: { etag: string | null; lastModified: string | null };
+  /**
+   * The page's storable HTML was left out because its hash is one of `knownHashes` (web.scrape): enough to find it
+   * unchanged, not to keep as new content's capture (refresh-tracker.ts reads it again in full then).
+   */
+  htmlOmitted?: true;
 };
 
 /** The crawl: a read page, or a 304 to the validators sent — nothing downloaded or read (docs/refresh.md). */
@@ -25,7 +30,13 @@ export type TCrawl =
  */
 export async function crawlSource(
   ctx: TRunContext,
-  input: { def: TTrackerDefinition; hashSalt: string; conditional: TConditional | null },
+  input: {
+    def: TTrackerDefinition;
+    hashSalt: string;
+    conditional: TConditional | null;
+    /** Content hashes the tracker's entities hold: a page with one of them comes back without its HTML. */
+    knownHashes?: readonly string[];
+  },
 ): Promise<TCrawl> {
   const { tracker, options } = ctx;
   const crawl = await ctx.steps.time(
@@ -40,6 +51,7 @@ export async function crawlSource(
         // ...and so is the pre-check's hash (computed there beside the document, by the same function as the
         // pre-check's own).
         hashSalt: input.hashSalt,
+        ...(input.knownHashes?.length ? { knownContentHashes: input.knownHashes } : {}),
         // The last good read's validators, when a 304 to them may stand for it (page-validators.ts).
         ...(input.conditional
           ? { conditional: { etag: input.conditional.etag, lastModified: input.conditional.lastModified } }
@@ -54,7 +66,11 @@ export async function crawlSource(
           hostWaitOf(error?.details, ctx.now()),
         );
       }
-      const results = envelope.results as { notModified?: unknown; validators?: TCrawled["validators"] };
+      const results = envelope.results as {
+        notModified?: unknown;
+        validators?: TCrawled["validators"];
+        htmlOmitted?: unknown;
+      };
       // Only an answer to validators this run sent may stand for the last read.
       if (results.notModified === true && input.conditional)
         return {
@@ -68,6 +84,7 @@ export async function crawlSource(
         ...readCapture(tracker.capability, tracker.capabilityInput, envelope.results, input.def.identityRule),
         render: renderInfoOf(envelope.results),
         ...(results.validators ? { validators: results.validators } : {}),
+        ...(results.htmlOmitted === true ? { htmlOmitted: true as const } : {}),
       };
       return { kind: "read", capture } as const;
     },

@@ -108,7 +108,17 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
   // The pre-check's salt: the same document under another definition version is new content.
   const hashSalt = `${trackerId}:v${version}`;
   // 2. Crawl, conditional when the last good read's validators may stand for it (page-validators.ts).
-  const crawl = await crawlSource(ctx, { def, hashSalt, conditional: conditionalFor(tracker, { def, version }) });
+  // A page whose hash an entity holds comes back without its HTML, which only new content keeps (docs/refresh.md,
+  // "Unchanged pages"); a stale bundle's hashes may be out of date, so it names none.
+  const knownHashes = tracker.stale
+    ? []
+    : tracker.entities.flatMap((e) => (e.contentHash === null ? [] : [e.contentHash]));
+  const crawl = await crawlSource(ctx, {
+    def,
+    hashSalt,
+    conditional: conditionalFor(tracker, { def, version }),
+    knownHashes,
+  });
 
   // 3. Pre-check. Unchanged: the state stamp rides in the run's one final write; each field reads what it read last
   // time, so a miss counts one more run (nothing is added to the write when every field reads). A 304 is unchanged
@@ -132,8 +142,16 @@ async function refreshLeased(ctx: TRunContext): Promise<TRefreshResult> {
       }),
     });
   }
-  const capture = crawl.capture;
-  const pre = await precheckContent(ctx, { capture, hashSalt });
+  let capture = crawl.capture;
+  let pre = await precheckContent(ctx, { capture, hashSalt });
+  if (pre.kind === "new" && capture.htmlOmitted) {
+    // A known hash that is new for the entity the page names (not expected: the hash covers what names it): the
+    // capture needs the HTML left out, so the page is read again in full.
+    const again = await crawlSource(ctx, { def, hashSalt, conditional: null });
+    if (again.kind !== "read") throw new RefreshFailure("CAPABILITY_FAILED", "The page could not be read again.", true);
+    capture = again.capture;
+    pre = await precheckContent(ctx, { capture, hashSalt });
+  }
   // The 200's validators, kept by the final write with the state they describe (nothing added when unchanged).
   const validators = def.set
     ? undefined
