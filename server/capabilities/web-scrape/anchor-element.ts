@@ -1,3 +1,4 @@
+import { collapseWhitespace } from "../../lib/collapse-whitespace";
 import { findPrices } from "../../lib/parse-price";
 import { selectElements } from "./css-query";
 import { buildHtmlTree, getAttr, isElement, type THtmlElement, type THtmlTree, textOf } from "./html-tree";
@@ -33,7 +34,7 @@ const HEADING = /^h[1-6]$/;
 const NAME_TAGS = new Set(["strong", "b", "dt", "th", "legend", "label", "p", "span", "div", "a", "button", "caption"]);
 const SKIP_TAGS = new Set(["html", "head", "body", "style", "meta", "link"]);
 
-const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
+const collapse = collapseWhitespace;
 const cssString = (s: string) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
 /**

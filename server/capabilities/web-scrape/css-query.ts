@@ -1,4 +1,5 @@
 import { compile, type Options } from "css-select";
+import { collapseWhitespace } from "../../lib/collapse-whitespace";
 import { getAttr, isElement, type THtmlElement, type THtmlNode, type THtmlTree, textOf } from "./html-tree";
 import { namesWord, wordsOf } from "./name-tokens";
 
@@ -69,11 +70,7 @@ const pseudos: NonNullable<Options<THtmlNode, THtmlElement>["pseudos"]> = {
    */
   "text-is": (el, argument) => {
     const want = (argument ?? "").replace(/^(["'])([\s\S]*)\1$/, "$2").replace(/\\(.)/g, "$1");
-    return (
-      textOf(el, want.length + 200)
-        .replace(/\s+/g, " ")
-        .trim() === want
-    );
+    return collapseWhitespace(textOf(el, want.length + 200)) === want;
   },
   "name-token": (el, argument) => {
     const words = wordsOf(argument);

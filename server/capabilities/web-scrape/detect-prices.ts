@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { collapseWhitespace } from "../../lib/collapse-whitespace";
 import { findPrices, readAmount } from "../../lib/parse-price";
 
 export const ZDetectedPriceSchema = z.object({
@@ -37,7 +38,7 @@ export function detectPrices(text: string, limit = 100, options: TDetectPricesOp
   return findPrices(text, { limit, currencyHint: options.currencyHint }).map((p) => ({
     amount: p.amount,
     currency: p.currency,
-    text: text.slice(p.start, p.end).replace(/\s+/g, " ").trim(),
+    text: collapseWhitespace(text.slice(p.start, p.end)),
     ...(p.range ? { range: p.range } : {}),
   }));
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { collapseWhitespace } from "../../lib/collapse-whitespace";
 import { sanitizeForStorage } from "../../lib/sanitize-text";
 import { cleanUrl } from "./clean-url";
 import { detectPrices, ZDetectedPriceSchema } from "./detect-prices";
@@ -65,8 +66,6 @@ export type TDocumentInput =
 const MAX_MAIN_TEXT = 500_000;
 const MAX_JSON_LD = 50;
 
-const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
-
 /**
  * One line per non-empty block, whitespace collapsed, capped. With `dropVolatile` (HTML), short lines lose
  * their counters, relative times and ad labels, and recommendation headings go (volatile-lines.ts).
@@ -75,7 +74,7 @@ function toLines(text: string, separator: string, dropVolatile = false): string 
   const lines: string[] = [];
   let size = 0;
   for (const line of text.split(separator)) {
-    let l = collapse(line);
+    let l = collapseWhitespace(line);
     if (dropVolatile && l) l = isRecommendationHeading(l) ? "" : withoutVolatileParts(l);
     if (!l) continue;
     lines.push(l);

@@ -1,3 +1,4 @@
+import { collapseWhitespace } from "../../lib/collapse-whitespace";
 import { buildHtmlTree, getAttr, type THtmlElement, type THtmlNode, type THtmlTree, textOf } from "./html-tree";
 import { isAdLabel, isRecommendationHeading, isVolatilePhrase } from "./volatile-lines";
 
@@ -107,7 +108,7 @@ const MAX_MICRODATA_ITEMS = 200;
 const MAX_PROP_VALUES = 20;
 const MAX_PROP_CHARS = 500;
 
-const collapse = (s: string) => s.replaceAll(BLOCK_SEPARATOR, " ").replace(/\s+/g, " ").trim();
+const collapse = (s: string) => collapseWhitespace(s.replaceAll(BLOCK_SEPARATOR, " "));
 
 function isHidden(el: THtmlElement): boolean {
   if (getAttr(el, "hidden") !== undefined) return true;

@@ -1,3 +1,4 @@
+import { collapseWhitespace } from "../../../lib/collapse-whitespace";
 import { isStableName } from "../anchor-element";
 import { getAttr, isElement, type THtmlElement, type THtmlNode, type THtmlTree } from "../html-tree";
 import { isRecommendationHeading } from "../volatile-lines";
@@ -7,7 +8,7 @@ import { isRecommendationHeading } from "../volatile-lines";
  * cards share, and the page chrome a listing never lives in. Every walk is iterative and bounded.
  */
 
-export const collapse = (s: string): string => s.replace(/\s+/g, " ").trim();
+export const collapse = collapseWhitespace;
 
 /** Subtrees that never hold what a card shows. */
 const INVISIBLE = new Set(["script", "style", "noscript", "template", "svg", "math", "select", "button"]);
