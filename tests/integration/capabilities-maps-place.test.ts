@@ -146,6 +146,39 @@ describe("maps.place against a local fake Places API", () => {
     expect((await run("quota")).error).toMatchObject({ code: "RATE_LIMITED", retryable: true });
   });
 
+  it("honours a 429's Retry-After for every maps call to that host: the next one is deferred without a request", async () => {
+    // A Places server of its own: the hold is on its host, so the other tests' server stays open.
+    const held = await startFakePlaces({ apiKey: KEY, places: { [PLACE_ID]: googlePlace() } });
+    try {
+      const config = makeCapabilityConfig({ maps: { apiKey: KEY, baseUrl: held.url, timeoutMs: 2_000 } });
+      held.setStatus("quota", 429, { error: { code: 429, status: "RESOURCE_EXHAUSTED" } }, { "retry-after": "30" });
+      const refused = await executeCapability("maps.place", { placeId: "quota" }, { config });
+      expect(refused.error).toMatchObject({
+        code: "RATE_LIMITED",
+        retryable: true,
+        details: { httpStatus: 429, retryAfterMs: 30_000 },
+      });
+      expect(refused.error?.message).toContain("It asked us to wait 30 s.");
+      const sent = held.requests.length;
+      const next = await executeCapability("maps.place", { placeId: PLACE_ID }, { config });
+      expect(next.error).toMatchObject({ code: "RATE_LIMITED", retryable: true });
+      expect(typeof next.error?.details?.retryAt).toBe("string");
+      expect(held.requests.length).toBe(sent);
+      // A 503 without the header carries no wait.
+      const other = await startFakePlaces({ apiKey: KEY, places: {} });
+      try {
+        other.setStatus("down", 503);
+        const config2 = makeCapabilityConfig({ maps: { apiKey: KEY, baseUrl: other.url, timeoutMs: 2_000 } });
+        const down = await executeCapability("maps.place", { placeId: "down" }, { config: config2 });
+        expect(down.error?.details).not.toHaveProperty("retryAfterMs");
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await held.close();
+    }
+  });
+
   it("reports an unreachable Places server as a retryable connection failure", async () => {
     const config = makeCapabilityConfig({ maps: { apiKey: KEY, baseUrl: "http://127.0.0.1:9", timeoutMs: 2_000 } });
     const env = await executeCapability("maps.place", { placeId: PLACE_ID }, { config });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { httpError, MAX_RETRY_AFTER_MS, parseRetryAfter } from "@/server/capabilities/web-scrape/fetch-errors";
+import { httpError } from "@/server/capabilities/web-scrape/fetch-errors";
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "@/server/lib/retry-after";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from "../../lib/retry-after";
 import { CapabilityFailure, failed } from "../envelope";
 import type { TCapabilityEnvelope } from "../types";
 import { PLACE_FIELD_MASK, type TGooglePlace, ZGooglePlaceSchema } from "./normalize-place";
@@ -31,7 +32,12 @@ type TGoogleError = { error?: { code?: number; message?: string; status?: string
 /** What a request was for, so a 400 or 404 names what to check. */
 export type TPlacesSubject = { placeId: string } | { search: string };
 
-function describeError(status: number, body: string, subject: TPlacesSubject): CapabilityFailure {
+function describeError(
+  status: number,
+  body: string,
+  subject: TPlacesSubject,
+  retryAfter: string | null,
+): CapabilityFailure {
   let g: TGoogleError["error"];
   try {
     g = (JSON.parse(body) as TGoogleError).error;
@@ -40,7 +46,15 @@ function describeError(status: number, body: string, subject: TPlacesSubject): C
   }
   const why = g?.message ? `: ${g.message.slice(0, 300)}` : "";
   const tag = `${status}${g?.status ? ` ${g.status}` : ""}`;
-  const details = { httpStatus: status, googleStatus: g?.status };
+  // A 429 or 503 with Retry-After: the host gate holds the Places host for every maps tracker that long, and this
+  // tracker backs off at least as long (docs/scheduling.md, "Politeness per host").
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(retryAfter) : undefined;
+  const wait = retryAfterMs !== undefined ? ` It asked us to wait ${Math.ceil(retryAfterMs / 1000)} s.` : "";
+  const details = {
+    httpStatus: status,
+    googleStatus: g?.status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
   if (status === 404 && "placeId" in subject) {
     return new CapabilityFailure(
       "NOT_FOUND",
@@ -69,14 +83,14 @@ function describeError(status: number, body: string, subject: TPlacesSubject): C
   if (status === 429) {
     return new CapabilityFailure(
       "RATE_LIMITED",
-      `Google Maps quota exceeded (${tag}${why}). It will be retried later; raise the quota if this persists.`,
+      `Google Maps quota exceeded (${tag}${why}).${wait} It will be retried later; raise the quota if this persists.`,
       true,
       details,
     );
   }
   return new CapabilityFailure(
     "HTTP_ERROR",
-    `Google Maps answered ${tag}${why}. ${status >= 500 ? "This is usually temporary; it will be retried." : ""}`.trim(),
+    `Google Maps answered ${tag}${why}.${wait} ${status >= 500 ? "This is usually temporary; it will be retried." : ""}`.trim(),
     status >= 500,
     details,
   );
@@ -149,7 +163,7 @@ export async function requestPlacesJson(
   if (body.length > MAX_BYTES) {
     throw new CapabilityFailure("INVALID_RESPONSE", "Google Maps sent an unexpectedly large response.", true);
   }
-  if (!res.ok) throw describeError(res.status, body, subject);
+  if (!res.ok) throw describeError(res.status, body, subject, res.headers.get("retry-after"));
   try {
     return JSON.parse(body) as unknown;
   } catch {
