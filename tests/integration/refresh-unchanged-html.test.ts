@@ -4,8 +4,9 @@ import { refreshTracker, type TRefreshOptions } from "@/server/intelligence/refr
 import { ZCapturePayloadSchema } from "@/server/intelligence/replay/replay-basis";
 import { decodeCapture } from "@/server/timeline";
 import { cataloguePage } from "../fixtures/catalogue-page";
-import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
-import { createTestDb, type TTestDb } from "../helpers/db";
+import type { TFixtureSite } from "../fixtures/site/site";
+import type { TTestDb } from "../helpers/db";
+import { closeSiteWorld, openSiteWorld } from "../helpers/site-world";
 import { createActiveTracker, cssPriceDefinition, localCapabilityConfig } from "../helpers/trackers";
 
 /**
@@ -19,11 +20,9 @@ let t: TTestDb;
 let site: TFixtureSite;
 
 beforeAll(async () => {
-  [t, site] = await Promise.all([createTestDb(), startFixtureSite()]);
+  ({ t, site } = await openSiteWorld());
 });
-afterAll(async () => {
-  await Promise.all([site?.close(), t?.close()]);
-});
+afterAll(() => closeSiteWorld(t, site));
 
 const config = () => localCapabilityConfig([site.url], { timeoutMs: 5000, maxBytes: 500_000 });
 const options = (): TRefreshOptions => ({

@@ -225,7 +225,7 @@ async function scrape(input: TWebScrapeInput, ctx: TCapabilityContext): Promise<
           // A listing's hash is its set's, made below; the page's would be wasted work.
           ...(ctx.hashSalt !== undefined && !input.listing ? { hashSalt: ctx.hashSalt } : {}),
           ...(ctx.hashSalt !== undefined && !input.listing && ctx.knownContentHashes?.length
-            ? { knownHashes: [...ctx.knownContentHashes] }
+            ? { knownHashes: ctx.knownContentHashes }
             : {}),
           ...(shellCheck ? { shellCheck } : {}),
         },
