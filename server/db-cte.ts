@@ -28,3 +28,27 @@ export function guardedBy(guard: string | null): Prisma.Sql {
 export function asyncCommitSql(): Prisma.Sql {
   return Prisma.raw(`(SELECT set_config('synchronous_commit', 'off', true)) = 'off'`);
 }
+
+/** A `json_to_recordset` column list: name → SQL type. */
+export type TRowColumns = Readonly<Record<string, string>>;
+
+/**
+ * `SELECT … FROM json_to_recordset(<rows>)`, typed by `columns` — the source of a set-based part (one sub-statement
+ * for many rows, e.g. the claim loop's counted checks). Several owners' columns may be merged: a name two of them share
+ * must have one type. Rows are sent as ONE JSON text parameter (the same with every adapter); a column a row lacks is
+ * NULL.
+ */
+export function rowSetSql(rows: readonly object[], ...columns: TRowColumns[]): Prisma.Sql {
+  const merged = new Map<string, string>();
+  for (const list of columns) {
+    for (const [name, type] of Object.entries(list)) {
+      const seen = merged.get(name);
+      if (seen !== undefined && seen !== type) throw new Error(`rowSetSql: column ${name} is both ${seen} and ${type}`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || !/^[a-z0-9_() ]+$/.test(type))
+        throw new Error(`rowSetSql: not a column: ${name} ${type}`);
+      merged.set(name, type);
+    }
+  }
+  const list = [...merged].map(([name, type]) => `"${name}" ${type}`).join(", ");
+  return Prisma.sql`SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(${Prisma.raw(list)})`;
+}

@@ -32,3 +32,27 @@ export function stampCheckedSql(input: {
     WHERE "entityId" = ${input.entityId} AND ${guardedBy(input.guard)}`,
   };
 }
+
+/** One run's stamp as a row of `stampCheckedRowsSql`'s source (the claim loop's counted checks). */
+export type TStampRow = { entityId: string; contentHash: string; checkedAt: string };
+
+/** The columns of a TStampRow in a `json_to_recordset` source (server/db-cte.ts rowSetColumns). */
+export const STAMP_ROW_COLUMNS = {
+  entityId: "text",
+  contentHash: "text",
+  checkedAt: "timestamp(3)",
+} as const satisfies Record<keyof TStampRow, string>;
+
+/**
+ * stampCheckedSql for many runs in ONE sub-statement: `source` names a CTE of TStampRow rows, only those of runs whose
+ * fence held (the refresh's composition guards it, docs/refresh.md "Unchanged checks are counted, not stored").
+ */
+export function stampCheckedRowsSql(source: string): TCte {
+  return {
+    name: "stamp",
+    sql: Prisma.sql`UPDATE "EntityCurrentState" AS s
+    SET "contentHash" = x."contentHash", "lastCheckedAt" = x."checkedAt"
+    FROM ${Prisma.raw(`"${source}"`)} AS x
+    WHERE s."entityId" = x."entityId"`,
+  };
+}

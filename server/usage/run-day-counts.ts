@@ -54,3 +54,43 @@ export function countCheckSql(input: {
       ${skipped}::int, 0, 0, 0, ${usage.capabilityCalls}::int, ${usage.requests}::int, ${usage.bytes}::bigint
       FROM ${Prisma.raw(`"${input.from}"`)}`);
 }
+
+/** One counted check as a row of `countCheckRowsSql`'s source (the claim loop's counted checks). */
+export type TCheckCountRow = TCheckUsage & { trackerId: string; day: string; unchanged: number; skipped: number };
+
+export function checkCountRow(input: {
+  kind: "unchanged" | "skipped";
+  trackerId: string;
+  at: Date;
+  usage: TCheckUsage;
+}): TCheckCountRow {
+  return {
+    trackerId: input.trackerId,
+    day: input.at.toISOString().slice(0, 10),
+    unchanged: input.kind === "unchanged" ? 1 : 0,
+    skipped: input.kind === "skipped" ? 1 : 0,
+    ...input.usage,
+  };
+}
+
+/** The columns of a TCheckCountRow in a `json_to_recordset` source (server/db-cte.ts rowSetColumns). */
+export const CHECK_COUNT_ROW_COLUMNS = {
+  trackerId: "text",
+  day: "date",
+  unchanged: "int",
+  skipped: "int",
+  capabilityCalls: "int",
+  requests: "int",
+  bytes: "bigint",
+} as const satisfies Record<keyof TCheckCountRow, string>;
+
+/**
+ * countCheckSql for many checks in ONE sub-statement: `source` names a CTE of TCheckCountRow rows, only those of checks
+ * whose fence held; summed per tracker and day first (one row each, in key order: addToRunDaysSql).
+ */
+export function countCheckRowsSql(source: string): Prisma.Sql {
+  return addToRunDaysSql(Prisma.sql`SELECT x."trackerId", x."day", sum(x."unchanged")::int, sum(x."skipped")::int, 0, 0, 0,
+      sum(x."capabilityCalls")::int, sum(x."requests")::int, sum(x."bytes")::bigint
+      FROM ${Prisma.raw(`"${source}"`)} AS x
+      GROUP BY x."trackerId", x."day" ORDER BY x."trackerId", x."day"`);
+}

@@ -4,14 +4,10 @@ import { applyMigrations, createPostgresDb, describePostgresUrl, pgClientRunner,
 import { resetEnvForTests } from "@/server/env";
 import { prepareEvent } from "@/server/events";
 import type { Prisma } from "@/server/generated/prisma/client";
-import {
-  isCountedCheck,
-  type TRunFinalInput,
-  writeRunFinal,
-  writeRunFinals,
-} from "@/server/intelligence/refresh/run-record";
+import { successWrite } from "@/server/intelligence/refresh/finish-run";
+import { type TFinalWrite, writeRunFinal, writeRunFinals } from "@/server/intelligence/refresh/run-record";
 import { stampWrites } from "@/server/intelligence/refresh/timeline-writes";
-import { claimDueTrackers, refreshSuccessSql, type TLoadedTracker } from "@/server/intelligence/tracker-store";
+import { claimDueTrackers, type TLoadedTracker } from "@/server/intelligence/tracker-store";
 import { pruneBatchSql } from "@/server/retention";
 import { testDatabaseUrl, urlForDatabase, withAdminClient } from "../helpers/db";
 import { BENCH_DATABASE_PREFIX } from "./bench-db";
@@ -30,7 +26,7 @@ import { percentile } from "./stats";
 /**
  * The scheduler's claim and a run's final write at 100k and 1M trackers on a real PostgreSQL (docs/scale.md,
  * docs/benchmarks.md). The statements are the app's own — `claimDueTrackers` and
- * `writeRunFinal(s)` with `refreshSuccessSql` and the state stamp, as finish-run.ts composes an unchanged run — over
+ * `writeRunFinal(s)` with a counted unchanged run, as finish-run.ts composes it (`successWrite`) — over
  * SYNTHETIC rows made with generate_series in a throw-away migrated database: no page is fetched, so these are the
  * database's costs only. EXPLAIN runs the same statement text, captured from those functions, in a rolled-back
  * transaction. Prints, never asserts; exits 1 only when a tracker was claimed twice or a fence did not hold.
@@ -312,7 +308,7 @@ async function countDue(client: pg.Client, t0: string): Promise<{ active: number
 // --- the app's statements --------------------------------------------------------------------------------------
 
 /** A scheduled unchanged check's final write, as finish-run.ts composes it (fence + count on the day + state stamp + event). */
-function unchangedFinal(claimed: TLoadedTracker): TRunFinalInput {
+function unchangedFinal(claimed: TLoadedTracker): TFinalWrite {
   const startedAt = new Date();
   const finishedAt = new Date(startedAt.getTime() + 190);
   const entity = claimed.entities[0];
@@ -339,15 +335,14 @@ function unchangedFinal(claimed: TLoadedTracker): TRunFinalInput {
   // As run-context.ts's checkedEvent (its payload is what every listening process receives).
   const data = { userId: claimed.userId, trackerId: claimed.id, runId: run.id, outcome: "unchanged" as const };
   const checked = prepareEvent("tracker.checked", data);
-  const stamp = entity ? stampWrites({ entityId: entity.id, contentHash: entity.contentHash ?? "" }) : null;
-  return {
-    fence: refreshSuccessSql({
+  return successWrite({
+    run,
+    success: {
       trackerId: claimed.id,
       leaseToken: claimed.leaseToken,
       scheduleMinutes: claimed.scheduleMinutes,
       now: finishedAt,
-    }),
-    run,
+    },
     ledger: [
       {
         callKey: `crawl:${claimed.capability}`,
@@ -363,11 +358,9 @@ function unchangedFinal(claimed: TLoadedTracker): TRunFinalInput {
         },
       },
     ],
-    fenced: true,
-    countOnly: isCountedCheck(run),
-    ...(stamp ? { extra: (guard: string) => stamp(finishedAt, guard) } : {}),
+    writes: stampWrites({ entityId: entity?.id ?? "", contentHash: entity?.contentHash ?? "" }),
     notify: [checked.notify],
-  };
+  });
 }
 
 /** The statement a function would send, captured instead of sent (a client without a hot driver takes `$queryRaw`). */
@@ -507,9 +500,9 @@ async function runSize(serverUrl: string, n: number, o: TOptions, out: (line: st
       const c = await timed(() => claim(main.db));
       const inputs = c.value.map(unchangedFinal);
       if (i % 2 === 0) {
-        for (const input of inputs) {
+        for (const [k, input] of inputs.entries()) {
           const w = await timed(() => writeRunFinal(main.db, input));
-          if (!w.value.held) failures.push(`fence lost (single write) for ${input.run.trackerId}`);
+          if (!w.value.held) failures.push(`fence lost (single write) for ${c.value[k]?.id}`);
           if (i >= warmup) singleWriteMs.push(w.ms);
         }
       } else if (inputs.length > 0) {

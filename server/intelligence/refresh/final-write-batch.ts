@@ -1,9 +1,9 @@
 import type { TDb } from "../../db";
 import type { TLogger } from "../../logger";
-import { type TRunFinalInput, writeRunFinal, writeRunFinals } from "./run-record";
+import { type TFinalWrite, writeRunFinal, writeRunFinals } from "./run-record";
 
 /** Where a run's final write goes (refresh-tracker.ts `finalWrites`). */
-export type TFinalWriter = { write: (input: TRunFinalInput) => Promise<{ held: boolean }> };
+export type TFinalWriter = { write: (input: TFinalWrite) => Promise<{ held: boolean }> };
 
 export type TFinalWriteBatch = TFinalWriter & {
   /** Resolves once fewer than `maxInFlight` batch statements are on their way (the claim loop's back-pressure). */
@@ -12,7 +12,7 @@ export type TFinalWriteBatch = TFinalWriter & {
   flush: () => Promise<void>;
 };
 
-/** Most runs per statement (each run adds its fence, run row, ledger row and stamp: ~4 sub-statements). */
+/** Most runs per statement (a counted check adds a row to its set of parts; any other run ~4 sub-statements). */
 export const FINAL_WRITE_BATCH_ROWS = 16;
 /**
  * Longest a queued write waits for others, in ms: a cron pass is not waited on by anyone, and its lanes do not wait
@@ -21,7 +21,7 @@ export const FINAL_WRITE_BATCH_ROWS = 16;
 export const FINAL_WRITE_BATCH_WAIT_MS = 50;
 
 type TQueued = {
-  input: TRunFinalInput;
+  input: TFinalWrite;
   resolve: (result: { held: boolean }) => void;
   reject: (error: unknown) => void;
 };

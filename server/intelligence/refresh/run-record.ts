@@ -1,12 +1,19 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { TUsageInfo, TUsageLedger } from "../../capabilities";
 import type { TDb, TTx } from "../../db";
-import type { TCte } from "../../db-cte";
+import { rowSetSql, type TCte } from "../../db-cte";
 import { queryHot } from "../../db-hot-statements";
 import { Prisma } from "../../generated/prisma/client";
-import { countCheckSql } from "../../usage";
+import { STAMP_ROW_COLUMNS, stampCheckedRowsSql, type TStampRow } from "../../timeline";
+import {
+  CHECK_COUNT_ROW_COLUMNS,
+  countCheckRowsSql,
+  countCheckSql,
+  type TCheckCountRow,
+  type TCheckUsage,
+} from "../../usage";
 import type { TModelUsage } from "../fill";
-import type { TExistingRun } from "../tracker-store";
+import { refreshSuccessRowsSql, SUCCESS_ROW_COLUMNS, type TExistingRun, type TSuccessRow } from "../tracker-store";
 import type { TRunStep } from "./run-steps";
 
 /**
@@ -24,9 +31,12 @@ export function runIdFor(trackerId: string, idempotencyKey?: string | null): str
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** One capability call of a run, kept in memory until its final write. */
+export type TBufferedLedgerEntry = { callKey: string; info: TUsageInfo };
+
 /** The capability calls of a run, kept in memory until its final write (the usage ledger, one row per call key). */
-export function createBufferedLedger(): TUsageLedger & { entries: { callKey: string; info: TUsageInfo }[] } {
-  const entries: { callKey: string; info: TUsageInfo }[] = [];
+export function createBufferedLedger(): TUsageLedger & { entries: TBufferedLedgerEntry[] } {
+  const entries: TBufferedLedgerEntry[] = [];
   return {
     entries,
     record(callKey, info) {
@@ -90,6 +100,15 @@ export type TRunFinalInput = {
   countOnly?: boolean;
 };
 
+/** A counted check's usage: its ledger's sums (what its rows would have said). */
+export function ledgerUsage(ledger: readonly { info: TUsageInfo }[]): TCheckUsage {
+  return {
+    capabilityCalls: ledger.length,
+    requests: ledger.reduce((n, e) => n + e.info.requests, 0),
+    bytes: ledger.reduce((n, e) => n + e.info.bytes, 0),
+  };
+}
+
 /** The triggers whose unchanged checks are counted, not stored: the scheduled passes nobody waits on. */
 const COUNTED_TRIGGERS: ReadonlySet<string> = new Set(["cron", "worker", "scheduler"]);
 
@@ -123,11 +142,7 @@ function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sq
           kind: input.run.status === "skipped" ? "skipped" : "unchanged",
           trackerId: input.run.trackerId,
           at: input.run.startedAt,
-          usage: {
-            capabilityCalls: input.ledger.length,
-            requests: input.ledger.reduce((n, e) => n + e.info.requests, 0),
-            bytes: input.ledger.reduce((n, e) => n + e.info.bytes, 0),
-          },
+          usage: ledgerUsage(input.ledger),
           from: fence,
         })})`
       : Prisma.sql`${name("run")} AS (INSERT INTO "RefreshRun" (${RUN_COLUMNS}) SELECT ${runValuesSql(input.run)} ${source}
@@ -159,11 +174,72 @@ function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sq
 }
 
 /**
+ * A scheduled check that found its page unchanged and is only counted (`isCountedCheck`), as rows rather than
+ * statements (docs/refresh.md "Unchanged checks are counted, not stored"): its tracker's bookkeeping, fenced on its
+ * lease (tracker-store), its state stamp (timeline), its day's count (usage) and its event. However many a statement
+ * carries, they are written by the same four set-based sub-statements (`countedParts`): PostgreSQL sets up an UPDATE
+ * once per sub-statement (the table and each of its indexes), which was most of an unchanged run's database time when
+ * every run had its own (docs/benchmarks.md, "peer").
+ */
+export type TCountedWrite = {
+  counted: {
+    fence: TSuccessRow;
+    stamp: TStampRow | null;
+    count: TCheckCountRow;
+    notify: { channel: string; payload: string } | null;
+  };
+  /** The same write as parts of its own: what a statement with no other counted check sends (cheaper for one). */
+  alone: () => TRunFinalInput;
+};
+
+/** A run's final write: its own sub-statements (TRunFinalInput), or a counted check's rows (TCountedWrite). */
+export type TFinalWrite = TRunFinalInput | TCountedWrite;
+
+const isCounted = (input: TFinalWrite): input is TCountedWrite => "counted" in input;
+
+/**
+ * The counted checks' parts, over one source of rows (each run's row number `i`, its fence, stamp, count and event):
+ * the fence UPDATE returns the `i` of every run whose lease held, and only those runs are stamped, counted and
+ * announced. `held_counted`: those `i`, as JSON text.
+ */
+function countedParts(inputs: readonly TCountedWrite[]): { ctes: Prisma.Sql[]; columns: Prisma.Sql } {
+  const rows = inputs.map(({ counted }, i) => ({
+    i,
+    ...counted.fence,
+    ...counted.stamp,
+    ...counted.count,
+    channel: counted.notify?.channel ?? null,
+    payload: counted.notify?.payload ?? null,
+  }));
+  const source = rowSetSql(
+    rows,
+    { i: "int", channel: "text", payload: "text" },
+    SUCCESS_ROW_COLUMNS,
+    STAMP_ROW_COLUMNS,
+    CHECK_COUNT_ROW_COLUMNS,
+  );
+  const stamp = stampCheckedRowsSql("counted_held");
+  return {
+    ctes: [
+      Prisma.sql`"counted_rows" AS (${source})`,
+      Prisma.sql`"counted_fence" AS (${refreshSuccessRowsSql("counted_rows")})`,
+      Prisma.sql`"counted_held" AS (SELECT x.* FROM "counted_rows" x JOIN "counted_fence" f ON f."i" = x."i")`,
+      Prisma.sql`"counted_day" AS (${countCheckRowsSql("counted_held")})`,
+      Prisma.sql`${Prisma.raw(`"counted_${stamp.name}"`)} AS (${stamp.sql})`,
+      Prisma.sql`"counted_notify" AS (SELECT pg_notify(x."channel", x."payload") FROM "counted_held" x
+        WHERE x."payload" IS NOT NULL)`,
+    ],
+    columns: Prisma.sql`(SELECT coalesce(json_agg("i"), '[]') FROM "counted_fence")::text AS "held_counted",
+      (SELECT count(*) FROM "counted_notify")::int AS "notified_counted"`,
+  };
+}
+
+/**
  * The run's one final statement (`runFinalParts`). `notify` (PostgreSQL: events for other instances, server/events
  * prepareEvent) are sent by the same statement, only when the run row was written, and — being one statement —
  * only when it commits. Returns whether the fence held. On PGlite and PostgreSQL alike; one round trip.
  */
-export async function writeRunFinal(db: TDb | TTx, input: TRunFinalInput): Promise<{ held: boolean }> {
+export async function writeRunFinal(db: TDb | TTx, input: TFinalWrite): Promise<{ held: boolean }> {
   const [held] = await writeRunFinals(db, [input]);
   return { held: held ?? false };
 }
@@ -171,14 +247,21 @@ export async function writeRunFinal(db: TDb | TTx, input: TRunFinalInput): Promi
 /**
  * Several runs' final writes in ONE statement (the claim loop's batch of unchanged runs, final-write-batch.ts):
  * each entry's parts under names of its own, each fenced on its own lease — an entry whose fence does not hold
- * writes nothing, the others are written. Returns, per entry, whether its fence held. One entry: `writeRunFinal`.
+ * writes nothing, the others are written; the counted checks among them as rows of one set of parts (TCountedWrite).
+ * Returns, per entry, whether its fence held. One entry: `writeRunFinal`.
  */
-export async function writeRunFinals(db: TDb | TTx, inputs: readonly TRunFinalInput[]): Promise<boolean[]> {
+export async function writeRunFinals(db: TDb | TTx, inputs: readonly TFinalWrite[]): Promise<boolean[]> {
   if (inputs.length === 0) return [];
-  const suffixes = inputs.map((_, i) => (inputs.length === 1 ? "" : `_${i}`));
-  const parts = inputs.map((input, i) => runFinalParts(input, suffixes[i] as string));
+  // One counted check is written as parts of its own: the set-based parts pay for themselves from two on.
+  const setBased = inputs.filter(isCounted).length > 1;
+  const forms = inputs.map((input) => (isCounted(input) && !setBased ? input.alone() : input));
+  const statements = forms.filter((input): input is TRunFinalInput => !isCounted(input));
+  const counted = forms.filter(isCounted);
+  const suffixes = statements.map((_, i) => (statements.length === 1 ? "" : `_${i}`));
+  const parts = statements.map((input, i) => runFinalParts(input, suffixes[i] as string));
+  if (counted.length > 0) parts.push(countedParts(counted));
   // Named and straight to the driver outside a transaction (server/db-hot-statements.ts); `$queryRaw` inside one.
-  const rows = await queryHot<Record<string, number>>(
+  const rows = await queryHot<Record<string, number | string>>(
     db,
     Prisma.sql`
     WITH ${Prisma.join(
@@ -191,7 +274,12 @@ export async function writeRunFinals(db: TDb | TTx, inputs: readonly TRunFinalIn
     )}`,
   );
   const row = rows[0] ?? {};
-  return suffixes.map((suffix) => (row[`held${suffix}`] ?? 0) > 0);
+  const heldCounted = new Set(JSON.parse(String(row.held_counted ?? "[]")) as number[]);
+  let statement = 0;
+  let countedIndex = 0;
+  return forms.map((input) =>
+    isCounted(input) ? heldCounted.has(countedIndex++) : Number(row[`held${suffixes[statement++] as string}`] ?? 0) > 0,
+  );
 }
 
 /**

@@ -11,11 +11,21 @@ import type { TDecision } from "./decide-change";
  */
 export type TTimelineWrites = (at: Date, guard: string) => TCte[];
 
-/** Unchanged (or re-hashed under a new document format): the state stamp only. */
-export function stampWrites(input: { entityId: string; contentHash: string }): TTimelineWrites {
-  return (at, guard) => [
-    stampCheckedSql({ entityId: input.entityId, contentHash: input.contentHash, checkedAt: at, guard }),
-  ];
+/**
+ * Unchanged (or re-hashed under a new document format): the state stamp only, as data — a counted check writes it as
+ * a row of its statement's one stamp (run-record.ts TCountedWrite), any other run as a part of its own (`timelineCtes`).
+ */
+export type TStampWrite = { stamp: { entityId: string; contentHash: string } };
+
+export function stampWrites(input: { entityId: string; contentHash: string }): TStampWrite {
+  return { stamp: { entityId: input.entityId, contentHash: input.contentHash } };
+}
+
+/** A run's timeline writes as parts of its own statement. */
+export function timelineCtes(writes: TTimelineWrites | TStampWrite): TTimelineWrites {
+  if (typeof writes === "function") return writes;
+  const { entityId, contentHash } = writes.stamp;
+  return (at, guard) => [stampCheckedSql({ entityId, contentHash, checkedAt: at, guard })];
 }
 
 /** First run: the baseline change row and the first state. */
