@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { PreflightError, preflightDatabase } from "../server/db-preflight";
 import { parseEnvOrExit, ZEnvSchema } from "../server/env";
 
@@ -41,6 +41,7 @@ const SOURCE_FILES = [
   "postcss.config.mjs",
   "tsconfig.json",
   "instrumentation.ts",
+  "scripts/drop-closed-output.mjs", // imported by instrumentation.ts
   "proxy.ts",
   "middleware.ts",
 ];
@@ -282,6 +283,8 @@ async function main(): Promise<void> {
   const shown = hostname === "0.0.0.0" || hostname === "::" ? "localhost" : hostname;
   say(`starting on http://${shown}:${port} (listening on ${hostname}) with Node.js ${process.versions.node}`);
   const memory = serverMemorySettings();
+  // Before Next writes its first line: output nobody reads is dropped (docs/operations.md, "Logs").
+  const flags = [...memory.flags, "--import", pathToFileURL(path.join(ROOT, "scripts", "drop-closed-output.mjs")).href];
   const args = ["start", "--port", port, "--hostname", hostname];
   // NEXT_MANUAL_SIG_HANDLE: Next's own handler closes the HTTP server and exits 143 without closing our
   // database; with it set, server/lifecycle/graceful-shutdown.ts drains, closes the database and exits 0.
@@ -292,9 +295,9 @@ async function main(): Promise<void> {
     await stopOwnChildren();
     // This process's work is done; staying beside the server to forward signals would keep ~90 MB resident
     // (Node, tsx and its esbuild service) for the app's lifetime.
-    process.execve(process.execPath, [process.execPath, ...memory.flags, nextBin, ...args], env);
+    process.execve(process.execPath, [process.execPath, ...flags, nextBin, ...args], env);
   }
-  const server = runNext(args, env, memory.flags);
+  const server = runNext(args, env, flags);
   await announceReadiness(config.PORT, server.pid as number);
   process.exit(await exitCodeOf(server));
 }

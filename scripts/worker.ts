@@ -8,6 +8,7 @@
  * scheduler keeps watch.
  */
 import "./require-node.mjs"; // first: refuse to run on another Node.js major
+import "./drop-closed-output.mjs"; // output nobody reads is dropped (docs/operations.md, "Logs")
 import { parseEnvOrExit, schedulerPollMs } from "../server/env";
 
 const say = (line: string) => process.stdout.write(`[worker] ${line}\n`);
