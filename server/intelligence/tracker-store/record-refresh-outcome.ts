@@ -99,8 +99,8 @@ export const SUCCESS_ROW_COLUMNS = {
 /**
  * refreshSuccessSql for many runs in ONE sub-statement: `source` names a CTE of TSuccessRow rows (and a row number
  * `i`), each fenced on its own lease token as refreshSuccessSql is. Returns `i` of each row whose fence held. One
- * UPDATE for a batch instead of one per run: PostgreSQL sets up each UPDATE (the table and its indexes) once, which
- * was most of an unchanged run's database time (docs/benchmarks.md, "peer").
+ * UPDATE for a batch instead of one per run: PostgreSQL sets up each UPDATE (the table and its indexes) once
+ * (docs/scale.md).
  */
 export function refreshSuccessRowsSql(source: string): Prisma.Sql {
   const x = Prisma.raw(`"${source}"`);
