@@ -30,7 +30,7 @@ export function asyncCommitSql(): Prisma.Sql {
 }
 
 /** A `json_to_recordset` column list: name → SQL type. */
-export type TRowColumns = Readonly<Record<string, string>>;
+type TRowColumns = Readonly<Record<string, string>>;
 
 /**
  * `SELECT … FROM json_to_recordset(<rows>)`, typed by `columns` — the source of a set-based part (one sub-statement

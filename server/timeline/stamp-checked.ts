@@ -36,7 +36,7 @@ export function stampCheckedSql(input: {
 /** One run's stamp as a row of `stampCheckedRowsSql`'s source (the claim loop's counted checks). */
 export type TStampRow = { entityId: string; contentHash: string; checkedAt: string };
 
-/** The columns of a TStampRow in a `json_to_recordset` source (server/db-cte.ts rowSetColumns). */
+/** The columns of a TStampRow in a `json_to_recordset` source (server/db-cte.ts rowSetSql). */
 export const STAMP_ROW_COLUMNS = {
   entityId: "text",
   contentHash: "text",

@@ -73,7 +73,7 @@ export function checkCountRow(input: {
   };
 }
 
-/** The columns of a TCheckCountRow in a `json_to_recordset` source (server/db-cte.ts rowSetColumns). */
+/** The columns of a TCheckCountRow in a `json_to_recordset` source (server/db-cte.ts rowSetSql). */
 export const CHECK_COUNT_ROW_COLUMNS = {
   trackerId: "text",
   day: "date",

@@ -184,7 +184,7 @@ function runFinalParts(input: TRunFinalInput, suffix: string): { ctes: Prisma.Sq
 export type TCountedWrite = {
   counted: {
     fence: TSuccessRow;
-    stamp: TStampRow | null;
+    stamp: TStampRow;
     count: TCheckCountRow;
     notify: { channel: string; payload: string } | null;
   };

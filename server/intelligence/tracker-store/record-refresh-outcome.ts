@@ -84,7 +84,7 @@ export function refreshSuccessRow(input: TSuccessInput): TSuccessRow {
   };
 }
 
-/** The columns of a TSuccessRow in a `json_to_recordset` source (server/db-cte.ts rowSetColumns). */
+/** The columns of a TSuccessRow in a `json_to_recordset` source (server/db-cte.ts rowSetSql). */
 export const SUCCESS_ROW_COLUMNS = {
   trackerId: "text",
   leaseToken: "text",
