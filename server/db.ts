@@ -76,6 +76,13 @@ export async function createPgliteDb(options: { dataDir?: string } = {}): Promis
 }
 
 /**
+ * How long a pooled PostgreSQL connection may sit idle before it is closed: longer than the scheduler's idle poll
+ * (15 s) and a pass's spacing, so each poll and pass reuses a warm backend (its caches and plans) instead of opening
+ * one (node-postgres closes them after 10 s by default).
+ */
+const POOL_IDLE_MS = 5 * 60_000;
+
+/**
  * A client for any PostgreSQL. Migrations are not applied here (that is `npm run db:migrate`);
  * with `checkMigrations` a missing or outdated schema fails now with instructions instead of later
  * with a confusing query error.
@@ -84,7 +91,7 @@ export async function createPostgresDb(url: string, options: { checkMigrations?:
   const [{ PrismaPg }, { default: pg }] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
   // Our own pool, shared with Prisma's adapter: the refresh hot path's statements go to it directly, named
   // (db-hot-statements.ts). An idle connection the server drops is replaced on next use, not a crash.
-  const pool = new pg.Pool({ connectionString: url });
+  const pool = new pg.Pool({ connectionString: url, idleTimeoutMillis: POOL_IDLE_MS });
   pool.on("error", (error) => logger.warn("idle database connection lost", { message: error.message }));
   const db = attachHotDriver(new PrismaClient({ adapter: new PrismaPg(pool) }), postgresHotDriver(pool));
   let closing: Promise<void> | undefined;

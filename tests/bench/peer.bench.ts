@@ -59,6 +59,14 @@ const IDLE_PROBE_MS = 3000;
  */
 const EMPTY_PASS_STEP_MS = 60_000;
 const EMPTY_PASSES = 3;
+/**
+ * A scheduled pass comes after an idle gap (the scheduler polls every 15 s), not seconds after the last one as the
+ * measured rounds do: after the rounds, SPACED_PASSES 304 passes of the app with validators, each after this much
+ * real idle time, say what such a pass costs and how many database connections it had to open (PostgreSQL only:
+ * docs/scale.md, "Connection pooling").
+ */
+const SPACED_GAP_MS = 16_000;
+const SPACED_PASSES = 2;
 const LAST_MODIFIED = "Tue, 01 Dec 2026 10:00:00 GMT";
 /** The product goals (docs/benchmarks.md, "peer"): on PostgreSQL, pages without validators; and a 304 pass. */
 const GOAL_THROUGHPUT = 1.5;
@@ -173,6 +181,8 @@ type TDbRun = {
   emptyPassCpuMs: Record<TSet, number[]>;
   /** CPU ms (app tree + backends) of each round's call that ran the hourly jobs, before its measured pass. */
   hourlyJobsCpuMs: number[];
+  /** The 304 passes after an idle gap (SPACED_GAP_MS): CPU ms (tree + backends) and the backends each one opened. */
+  spaced: { cpuMs: number; newBackends: number }[];
   broken: boolean;
 };
 
@@ -335,11 +345,31 @@ async function runOnDb(
         }
       }
     }
+    const spaced: TDbRun["spaced"] = [];
+    const validators = apps.get("validators") as TPeerApp;
+    for (let i = 0; kind === "postgres" && i < SPACED_PASSES; i++) {
+      progress(`${kind}: a 304 pass after ${fmt(SPACED_GAP_MS / 1000, 0)} s idle (${i + 1} of ${SPACED_PASSES})…`);
+      // As in a round: the hourly jobs by a call of their own (not counted), then the day that makes every tracker due.
+      await validators.moveClock(HOURLY_JOBS_AT_MS);
+      await validators.cronPass(0);
+      await validators.moveClock(DAY_AND_MORE_MS - HOURLY_JOBS_AT_MS);
+      await sleep(SPACED_GAP_MS);
+      const before = await validators.reading();
+      const pass = await validators.cronPass(n);
+      await sleep(SETTLE_MS);
+      const after = await validators.reading();
+      if (!sameCounts(pass.outcomes, { unchanged: n })) {
+        broken = true;
+        out(`  ! ${kind}, a pass after an idle gap: ${describeCounts(pass.outcomes)} (expected unchanged ${n})`);
+      }
+      const opened = [...(after.backends?.keys() ?? [])].filter((pid) => !before.backends?.has(pid)).length;
+      spaced.push({ cpuMs: cpuOf(before, after).total, newBackends: opened });
+    }
     if ([...apps.values()].some((app) => app.buildId !== peerBuildId())) {
       broken = true;
       out(`  ! ${PEER_DIST_DIR} was rebuilt during the measurement (another start?); the figures would mean nothing`);
     }
-    return { kind, results, idleCpuMsPerSecond, emptyPassCpuMs, hourlyJobsCpuMs, broken };
+    return { kind, results, idleCpuMsPerSecond, emptyPassCpuMs, hourlyJobsCpuMs, spaced, broken };
   } catch (error) {
     for (const app of apps.values()) out(`  ${app.label}: the app's last output:\n${app.tail()}`);
     throw error;
@@ -469,6 +499,13 @@ function report(run: TDbRun, o: { pages: number; rounds: number; concurrency: nu
     `  The hourly jobs (retention, stale drafts), run by a cron call of their own before each measured pass, as they run once an hour and not once a pass: ` +
       `median ${fmt(median(run.hourlyJobsCpuMs), 0)} CPU ms (tree + backends, ${run.hourlyJobsCpuMs.length} calls), not in the figures above`,
   );
+  if (run.spaced.length > 0) {
+    out(
+      `  A 304 pass ${fmt(SPACED_GAP_MS / 1000, 0)} s after the last call (as a scheduled pass finds the app; the rounds above run seconds apart), ${run.spaced.length} of them: ` +
+        `${run.spaced.map((s) => fmt(s.cpuMs / n, 2)).join(" / ")} CPU ms a page (tree + backends), ` +
+        `${run.spaced.map((s) => s.newBackends).join(" / ")} database connections opened by the pass (the measured rounds: ${fmt(perPage("bellwether/validators", totalCpu), 2)} ms a page)`,
+    );
+  }
   const verdict = (met: boolean) => (met ? "met" : "NOT met");
   for (const set of ["plain", "validators"] as const) {
     const tp = pairedRatio(set);

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeDb, createPostgresDb, getDb } from "@/server/db";
-import { resetEnvForTests } from "@/server/env";
+import { DEFAULT_SCHEDULER_POLL_MS, resetEnvForTests } from "@/server/env";
 import { ensureLocalUser, LOCAL_USER_ID } from "@/server/users/ensure-local-user";
 import { createPostgresTestDb, hasPostgres, type TPostgresTestDb } from "../helpers/db";
 
@@ -69,4 +69,21 @@ describe.skipIf(!hasPostgres)("PostgreSQL via DATABASE_URL", () => {
       for (const o of others) await o.close();
     }
   });
+
+  // docs/scale.md "Connection pooling": each idle poll reuses a warm backend instead of opening one.
+  it("keeps an idle connection across the scheduler's idle poll: the next poll's statement runs on the same backend", async () => {
+    const t = await createPostgresTestDb();
+    created.push(t);
+    const handle = await createPostgresDb(t.url);
+    try {
+      const backend = async () =>
+        (await handle.db.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]?.pid;
+      const first = await backend();
+      expect(first).toBeTypeOf("number");
+      await new Promise((resolve) => setTimeout(resolve, DEFAULT_SCHEDULER_POLL_MS + 1_000));
+      expect(await backend()).toBe(first);
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
 });
