@@ -57,7 +57,6 @@ export * from "./queries/list-pruned-run-days";
 export * from "./queries/list-refresh-runs";
 export * from "./queries/list-set-members";
 export * from "./queries/list-tracker-summaries";
-export * from "./queries/list-trackers";
 export * from "./queries/list-unfinished-setups";
 // Live: one tracker's events for its open page.
 export * from "./tracker-events";
