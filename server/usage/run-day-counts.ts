@@ -48,10 +48,9 @@ export function countCheckSql(input: {
   usage: TCheckUsage;
   from: string;
 }) {
-  const { trackerId, at, usage } = input;
-  const [unchanged, skipped] = input.kind === "unchanged" ? [1, 0] : [0, 1];
-  return addToRunDaysSql(Prisma.sql`SELECT ${trackerId}, ${at.toISOString().slice(0, 10)}::date, ${unchanged}::int,
-      ${skipped}::int, 0, 0, 0, ${usage.capabilityCalls}::int, ${usage.requests}::int, ${usage.bytes}::bigint
+  const row = checkCountRow(input);
+  return addToRunDaysSql(Prisma.sql`SELECT ${row.trackerId}, ${row.day}::date, ${row.unchanged}::int,
+      ${row.skipped}::int, 0, 0, 0, ${row.capabilityCalls}::int, ${row.requests}::int, ${row.bytes}::bigint
       FROM ${Prisma.raw(`"${input.from}"`)}`);
 }
 
