@@ -82,16 +82,12 @@ function mentionsMemoryOnce(
   return hit;
 }
 
-/** The time-of-day boost: `hour` and `nowMs` are read from ctx.now once per load, not per item. */
-function timeOfDayDelta(item: TFeedItem, hour: number, nowMs: number): number {
-  let delta = 0;
-  if (item.type === "weather-current" && hour >= 5 && hour < 10) delta += 0.2;
-  if (item.type === "calendar-event") {
-    const start = new Date(String(item.data.start ?? "")).getTime();
-    const until = start - nowMs;
-    if (Number.isFinite(until) && until >= 0 && until <= 2 * 3_600_000) delta += 0.3;
-  }
-  return delta;
+/**
+ * The time-of-day boost: weather in the morning. Calendar events are not scored: they sit in the agenda's day cards,
+ * which the order places by day (docs/feed.md, "Order"). `hour` is read from ctx.now once per load, not per item.
+ */
+function timeOfDayDelta(item: TFeedItem, hour: number): number {
+  return item.type === "weather-current" && hour >= 5 && hour < 10 ? 0.2 : 0;
 }
 
 function groupKeyOf(item: TFeedItem): string | undefined {
@@ -115,12 +111,11 @@ export const affinity: TPostProcessor = (items, ctx) => {
   );
 };
 
-/** Weather matters most in the morning; calendar events within the next 2 hours are boosted all day. */
+/** Weather matters most in the morning. */
 export const timeOfDay: TPostProcessor = (items, ctx) => {
   const hour = ctx.now.getHours();
-  const nowMs = ctx.now.getTime();
   return items.map((item) => {
-    const delta = timeOfDayDelta(item, hour, nowMs);
+    const delta = timeOfDayDelta(item, hour);
     return delta ? { ...item, score: (item.score ?? 0) + delta } : item;
   });
 };
@@ -236,7 +231,6 @@ export function memoryWords(memory: string): string[] {
 function defaultPass(items: TFeedItem[], ctx: TPostContext): TFeedItem[] {
   const unique = dedup(items, ctx);
   const hour = ctx.now.getHours();
-  const nowMs = ctx.now.getTime();
   const words = ctx.memoryWords;
   const source = words.length > 0 ? memoryPattern(words).source : null;
   const scores = new Float64Array(unique.length);
@@ -245,7 +239,7 @@ function defaultPass(items: TFeedItem[], ctx: TPostContext): TFeedItem[] {
     const memo = memoOfCard(item);
     let score = signalScore(item);
     if (source !== null && mentionsMemoryOnce(item, memo, words, source)) score += AFFINITY_BONUS;
-    const delta = timeOfDayDelta(item, hour, nowMs);
+    const delta = timeOfDayDelta(item, hour);
     if (delta) score += delta;
     scores[i] = score;
     // A keyed card's group key is its content's: kept as one string, hashed once (card-memo.ts, like its id).

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TFeedItem } from "@/contracts/feed-item";
 import { EMPTY_ENHANCEMENT } from "@/server/enhancement/schema";
+import { AGENDA_DAY_TYPE } from "@/server/feed/agenda/agenda-card";
 import { mergeEnhancement } from "@/server/feed/merge-enhancement";
 import { DEFAULT_POST_PROCESSORS, dedup, group, memoryWords, order, postProcess } from "@/server/feed/post-process";
 
@@ -79,12 +80,8 @@ describe("feed post-processors", () => {
     const morning = new Date("2026-11-29T07:00:00");
     const items = [
       item("w", { type: "weather-current", signals: { urgency: 0.4, timeRelevance: "ambient" } }),
-      item("soon", { type: "calendar-event", data: { start: new Date(morning.getTime() + 3_600_000).toISOString() } }),
-      item("later", {
-        type: "calendar-event",
-        data: { start: new Date(morning.getTime() + 5 * 3_600_000).toISOString() },
-      }),
-      item("bad-start", { type: "calendar-event", data: { start: "not a date" } }),
+      item("today", { type: AGENDA_DAY_TYPE, data: { day: "2026-11-29", events: [{ startsSoon: true }] } }),
+      item("tomorrow", { type: AGENDA_DAY_TYPE, data: { day: "2026-11-30", events: [] } }),
       item("t1-a", {
         data: { trackerId: "t1", note: "Cycling lane" },
         signals: { urgency: 0.9, timeRelevance: "imminent" },
@@ -103,7 +100,12 @@ describe("feed post-processors", () => {
         postProcess(items, ctx2, [...DEFAULT_POST_PROCESSORS]).map((i) => Object.keys(i)),
       );
     }
-    expect(postProcess(items, { now: morning, memoryWords: [] }).find((i) => i.id === "soon")?.score).toBeCloseTo(0.6);
+    // The weather is boosted in the morning only; the agenda's days are placed by day, not scored by their events.
+    const scoreOf = (at: Date, id: string) =>
+      postProcess(items, { now: at, memoryWords: [] }).find((i) => i.id === id)?.score ?? Number.NaN;
+    const evening = new Date("2026-11-29T20:00:00");
+    expect(scoreOf(morning, "w") - scoreOf(evening, "w")).toBeCloseTo(0.2);
+    expect(scoreOf(morning, "today")).toBeCloseTo(scoreOf(morning, "tomorrow"));
   });
 
   it("merge: suppress removes, ranking hints boost, slot fills only known slots, synthetic items appended", () => {
