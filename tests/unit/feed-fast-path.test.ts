@@ -276,9 +276,10 @@ describe("the fast path's per-item work stays per item", () => {
     // The memory-word match walks each card's data in place: nothing serialises.
     expect(small.stringify).toBe(0);
     expect(big.stringify).toBe(0);
-    // Ordering reads each timestamp once (a comparator reading them would grow as n log n: ×16 here).
+    // Ordering reads each timestamp once: ~10× the reads for 10× the cards (a comparator reading them would grow as
+    // n log n: ~16× here). Some margin above 10×: the cards' mix differs a little between the two sizes.
     expect(big.getTime).toBeLessThanOrEqual(3 * 500);
-    expect(big.getTime).toBeLessThanOrEqual(10 * small.getTime);
+    expect(big.getTime).toBeLessThanOrEqual(12 * small.getTime);
     expect(small.getTime).toBeGreaterThan(0);
     // Well-formed cards and the stored enhancement's synthetic card pass the quick checks: zod is not asked.
     expect(small.zod).toBe(0);
