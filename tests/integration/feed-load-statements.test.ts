@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFeed } from "@/server/feed/get-feed";
 import { updateUserSettings } from "@/server/settings/user-settings";
@@ -124,5 +125,57 @@ describe("a feed load's SQL does not grow with the feed", () => {
       const reads = statements.filter((q) => /^\s*SELECT/i.test(q) && q.includes('"UserSettings"'));
       expect(reads, `touch: ${touch}`).toHaveLength(1);
     }
+  });
+
+  it("reads the calendar's cached copy once: the agenda and the briefing share it", async () => {
+    const url = "https://calendar.example/team.ics";
+    const settings = {
+      locationName: null,
+      latitude: null,
+      longitude: null,
+      timezone: null,
+      memory: "We care about pricing",
+    };
+    await updateUserSettings(t.db, userId, { ...settings, calendarUrl: url });
+    // A fresh copy (not due): the load reads it and schedules no download.
+    await t.db.calendarCache.create({
+      data: {
+        userId,
+        url,
+        urlHash: createHash("sha256").update(url).digest("hex"),
+        occurrences: [
+          {
+            uid: "review",
+            recurrenceId: null,
+            summary: "Pricing review",
+            location: null,
+            allDay: false,
+            start: "2026-11-29T17:00:00.000Z",
+            end: "2026-11-29T18:00:00.000Z",
+          },
+        ],
+        fetchedAt: NOW,
+        checkedAt: NOW,
+        nextFetchAt: new Date(NOW.getTime() + 3_600_000),
+      },
+    });
+    const statements: string[] = [];
+    const sql = countSql(t.pglite, { onStatement: (text) => statements.push(text) });
+    let feed: Awaited<ReturnType<typeof getFeed>>;
+    try {
+      feed = await getFeed(t.db, userId, { now: NOW, touch: false, enhance: false });
+    } finally {
+      sql.restore();
+    }
+    // One statement for one key: Prisma folds findUnique calls made in the same tick into one statement (an OR of
+    // their keys), so a second read by another source would show as a second key, not as a second statement.
+    const reads = statements.filter((q) => q.includes('"CalendarCache"'));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).not.toMatch(/\bOR\b/);
+    // Both showed the event from that one read.
+    const shows = (sourceId: string) =>
+      feed.items.some((i) => i.sourceId === sourceId && JSON.stringify(i).includes("Pricing review"));
+    expect(shows("calendar")).toBe(true);
+    expect(shows("briefing")).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import type { TValueFormat } from "@/contracts/definition/format-value";
 import { getCapability } from "../../capabilities/registry";
 import type { TDb } from "../../db";
 import { parseDefinition } from "../../intelligence/definition";
-import { CALENDAR_STALE_LIMIT_MS, readCalendarCache } from "../calendar/calendar-cache";
+import { CALENDAR_STALE_LIMIT_MS, type TCalendarCacheView } from "../calendar/calendar-cache";
 import { resolveOccurrenceTime } from "../calendar/parse-calendar";
 import { rollUpViewOf } from "../sources/set-roll-up-card";
 import { describeChange } from "../sources/trackers-source";
@@ -105,12 +105,11 @@ export async function readChangesSince(db: TDb, userId: string, since: Date): Pr
  * The cached calendar's events that touch `today` in `zone` (times resolved as the calendar source resolves them);
  * null while there is no readable copy (not downloaded yet, or failing for longer than the calendar shows a stale copy).
  */
-export async function readEventsAround(
-  db: TDb,
-  input: { userId: string; url: string; zone: string; today: TDayKey; now: Date },
-): Promise<TBriefingEvent[] | null> {
-  const cached = await readCalendarCache(db, input.userId, input.url);
-  if (!cached?.occurrences) return null;
+export function eventsAround(
+  cached: TCalendarCacheView,
+  input: { zone: string; today: TDayKey; now: Date },
+): TBriefingEvent[] | null {
+  if (!cached.occurrences) return null;
   if (cached.error) {
     const fresh = cached.fetchedAt && input.now.getTime() - cached.fetchedAt.getTime() <= CALENDAR_STALE_LIMIT_MS;
     if (!fresh) return null;

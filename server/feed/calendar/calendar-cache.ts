@@ -88,6 +88,25 @@ export async function readCalendarCache(db: TDb, userId: string, url: string): P
   };
 }
 
+/** A person's cached calendar as the sources of one feed load read it. */
+export type TCalendarRead = (userId: string) => Promise<TCalendarCacheView | null>;
+
+/**
+ * The cached calendar of `url`, read once per person however many sources of one feed load ask (the agenda and the
+ * briefing both show it, docs/feed.md): one statement and one parse of the occurrences. Make one per load.
+ */
+export function calendarReadOnce(db: TDb, url: string): TCalendarRead {
+  const reads = new Map<string, Promise<TCalendarCacheView | null>>();
+  return (userId) => {
+    let read = reads.get(userId);
+    if (!read) {
+      read = readCalendarCache(db, userId, url);
+      reads.set(userId, read);
+    }
+    return read;
+  };
+}
+
 /** Whether a feed load should schedule a refetch. */
 export function isCalendarRefreshDue(view: TCalendarCacheView | null, now: Date, force = false): boolean {
   if (!view) return true;

@@ -2,7 +2,8 @@ import type { TDb } from "../../db";
 import { briefingItem } from "../briefing/briefing-card";
 import { addDays, briefingZone, dayKeyOf, dayStart } from "../briefing/briefing-day";
 import { buildBriefing } from "../briefing/build-briefing";
-import { readChangesSince, readEventsAround } from "../briefing/read-briefing-inputs";
+import { eventsAround, readChangesSince } from "../briefing/read-briefing-inputs";
+import type { TCalendarRead } from "../calendar/calendar-cache";
 import type { TFeedSource } from "../feed-engine";
 
 export type TBriefingSourceOptions = {
@@ -12,8 +13,8 @@ export type TBriefingSourceOptions = {
    * card's date, "since yesterday" and "today" are read in it. An unknown name reads as UTC.
    */
   timeZone: string | null;
-  /** The calendar's URL (Settings); without one the briefing says nothing about events. */
-  calendarUrl: string | null;
+  /** The load's read of the calendar's cached copy (shared with the agenda); null without a calendar in Settings. */
+  readCalendar: TCalendarRead | null;
 };
 
 /**
@@ -26,10 +27,11 @@ export function briefingSource(opts: TBriefingSourceOptions): TFeedSource {
     async fetchItems({ userId, now }) {
       const zone = briefingZone(opts.timeZone);
       const today = dayKeyOf(now, zone);
-      const [changes, events] = await Promise.all([
+      const [changes, calendar] = await Promise.all([
         readChangesSince(opts.db, userId, dayStart(addDays(today, -1), zone)),
-        opts.calendarUrl ? readEventsAround(opts.db, { userId, url: opts.calendarUrl, zone, today, now }) : null,
+        opts.readCalendar?.(userId) ?? null,
       ]);
+      const events = calendar ? eventsAround(calendar, { zone, today, now }) : null;
       return [briefingItem(buildBriefing({ now, zone, changes, events }), now)];
     },
   };

@@ -12,6 +12,7 @@ import {
   isCalendarRefreshDue,
   readCalendarCache,
   scheduleCalendarRefresh,
+  type TCalendarRead,
   type TCalendarRefreshOutcome,
 } from "../calendar/calendar-cache";
 import type { TFeedSource } from "../feed-engine";
@@ -35,6 +36,8 @@ export type TCalendarSourceOptions = {
   defer: TDefer;
   /** Refetch even if the cached copy is fresh (the Refresh button). */
   force?: boolean;
+  /** The load's shared read of the cached copy (calendarReadOnce); without one, the source reads it itself. */
+  readCalendar?: TCalendarRead;
   /** Tests: the outcome of a refetch this load scheduled. */
   onRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
 };
@@ -70,7 +73,7 @@ export function calendarSource(opts: TCalendarSourceOptions): TFeedSource {
     async fetchItems({ userId, now, reportError }) {
       const url = opts.calendarUrl;
       if (!url) return [calendarSetupItem(now)];
-      const cached = await readCalendarCache(opts.db, userId, url);
+      const cached = await (opts.readCalendar?.(userId) ?? readCalendarCache(opts.db, userId, url));
       if (isCalendarRefreshDue(cached, now, opts.force)) {
         scheduleCalendarRefresh(
           opts.db,
