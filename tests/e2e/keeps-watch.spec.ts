@@ -1,7 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { cssPriceDefinition } from "../fixtures/price-definition";
-import { createApiToken } from "./api-token";
-import { site } from "./fixtures";
+import { createApiToken, createPricePageTracker } from "./api-token";
 
 /**
  * What a person sees of the scheduler (docs/scheduling.md), in Chromium at desktop and phone widths. The e2e apps run
@@ -20,18 +18,7 @@ for (const viewport of [
     await page.setViewportSize(viewport);
     const token = await createApiToken(page.request, `e2e keeps watch ${viewport.name}`);
     const path = `/e2e-keeps-watch-${viewport.name}-${Date.now()}`;
-    await site.setPage(path, { body: `<main><span id="price">$12.00</span></main>` });
-    const created = await page.request.post("/api/v1/trackers", {
-      headers: { authorization: `Bearer ${token}` },
-      data: {
-        decision: `Is the plan at ${path} getting cheaper?`,
-        capability: "web.scrape",
-        capabilityInput: { url: site.urlFor(path) },
-        definition: cssPriceDefinition(0.05),
-      },
-    });
-    expect(created.status()).toBe(201);
-    const id = (await created.json()).tracker.id as string;
+    const id = await createPricePageTracker(page.request, token, path);
 
     await page.goto("/system");
     const scheduler = page.getByRole("region", { name: "Scheduler" });

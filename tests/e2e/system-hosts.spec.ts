@@ -1,6 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { cssPriceDefinition } from "../fixtures/price-definition";
-import { createApiToken } from "./api-token";
+import { createApiToken, createPricePageTracker } from "./api-token";
 import { site } from "./fixtures";
 
 /**
@@ -16,20 +15,10 @@ for (const viewport of [
 ]) {
   test(`System shows the limits per host and the hosts being read (${viewport.name})`, async ({ page }) => {
     await page.setViewportSize(viewport);
-    const headers = { authorization: `Bearer ${await createApiToken(page.request, `e2e hosts ${viewport.name}`)}` };
+    const token = await createApiToken(page.request, `e2e hosts ${viewport.name}`);
+    const headers = { authorization: `Bearer ${token}` };
     const path = `/e2e-system-hosts-${viewport.name}-${Date.now()}`;
-    await site.setPage(path, { body: `<main><span id="price">$12.00</span></main>` });
-    const created = await page.request.post("/api/v1/trackers", {
-      headers,
-      data: {
-        decision: `Is the plan at ${path} getting cheaper?`,
-        capability: "web.scrape",
-        capabilityInput: { url: site.urlFor(path) },
-        definition: cssPriceDefinition(0.05),
-      },
-    });
-    expect(created.status()).toBe(201);
-    const id = (await created.json()).tracker.id as string;
+    const id = await createPricePageTracker(page.request, token, path);
     const refreshed = await page.request.post(`/api/v1/trackers/${id}/refresh`, { headers });
     expect(refreshed.ok(), await refreshed.text()).toBe(true);
     expect((await refreshed.json()).run.status).toBe("completed");
