@@ -1,13 +1,14 @@
 import type { TDb } from "../db";
 import { createAsyncQueue } from "../events";
-import type { TRefreshOptions, TRefreshResult, TRunStepEvent } from "../intelligence/refresh";
+import { rejoinRun, type TRefreshOptions, type TRefreshResult, type TRunStepEvent } from "../intelligence/refresh";
 import { refreshTrackerNow } from "./refresh-tracker-now";
 
 export type TRefreshProgressEvent = { type: "step"; step: TRunStepEvent } | { type: "result"; result: TRefreshResult };
 
 /**
  * "Refresh now" with live progress: the same refreshTrackerNow, yielding each step as it starts and
- * ends, then the result. If the listener goes away the refresh still finishes (and records its run).
+ * ends, then the result. If the listener goes away the refresh still finishes (and records its run); when it comes
+ * back (the stream reconnects with the same key) while the run still goes, it gets that run's result once it ends.
  */
 export async function* streamTrackerRefresh(
   db: TDb,
@@ -21,12 +22,24 @@ export async function* streamTrackerRefresh(
     db,
     { ...input, trigger: "manual" },
     { ...seams, onStep: (step) => queue.push({ type: "step", step }) },
-  ).then(
-    (result) => {
-      queue.push({ type: "result", result });
-      queue.end();
-    },
-    (error: unknown) => queue.end(error),
-  );
+  )
+    // A reconnect (same key) that found its run still going waits for that run's end and answers with it.
+    .then((result) =>
+      input.idempotencyKey
+        ? rejoinRun(db, {
+            userId: input.userId,
+            trackerId: input.trackerId,
+            idempotencyKey: input.idempotencyKey,
+            answer: result,
+          })
+        : result,
+    )
+    .then(
+      (result) => {
+        queue.push({ type: "result", result });
+        queue.end();
+      },
+      (error: unknown) => queue.end(error),
+    );
   yield* queue;
 }

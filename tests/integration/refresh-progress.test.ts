@@ -3,7 +3,13 @@ import { createCaller } from "@/server/api/root";
 import type { TSessionUser } from "@/server/api/session-user";
 import { detachedDefer } from "@/server/defer";
 import { resetEnvForTests } from "@/server/env";
-import { refreshTracker, type TRefreshOptions, type TRunStep, type TRunStepEvent } from "@/server/intelligence/refresh";
+import {
+  refreshTracker,
+  rejoinRun,
+  type TRefreshOptions,
+  type TRunStep,
+  type TRunStepEvent,
+} from "@/server/intelligence/refresh";
 import { createLogger } from "@/server/logger";
 import { queryTimeline } from "@/server/timeline";
 import { streamTrackerRefresh, type TRefreshProgressEvent } from "@/server/triggers";
@@ -179,6 +185,51 @@ describe("streamed refresh (tracker.refreshProgress)", () => {
       },
     ]);
     expect(await db.db.refreshRun.count({ where: { trackerId } })).toBe(2);
+  });
+
+  it("a reconnect while its run still goes waits for that run and answers with its result, not 'running'", async () => {
+    const trackerId = await trackerAt("/rejoin", "100");
+    await refreshTracker(db.db, trackerId, options());
+    site.setPage("/rejoin", { body: page("60"), delayMs: 800 });
+    const key = "rejoin-key-1";
+    const first = collect(await caller(me).tracker.refreshProgress({ trackerId, idempotencyKey: key }));
+    // The first stream's run holds the lease and waits on the slow page; the stream "reconnects" meanwhile.
+    await vi.waitFor(() => expect(site.hits("/rejoin")).toBe(2), { timeout: 5_000, interval: 20 });
+    const again = await collect(await caller(me).tracker.refreshProgress({ trackerId, idempotencyKey: key }));
+    const ran = (await first).at(-1);
+    expect(ran).toMatchObject({ type: "result", result: { status: "completed", outcome: "material" } });
+    expect(again).toEqual([
+      {
+        type: "result",
+        result: expect.objectContaining({
+          runId: (ran as { result: { runId: string } }).result.runId,
+          status: "completed",
+          outcome: "material",
+          summary: "material: price 100→60",
+          replayed: true,
+        }),
+      },
+    ]);
+    expect(site.hits("/rejoin")).toBe(2); // the reconnect ran nothing
+    expect(await db.db.refreshRun.count({ where: { trackerId } })).toBe(2);
+  });
+
+  it("a run that never ends (its holder died) is answered 'running' once the wait is over", async () => {
+    const trackerId = await trackerAt("/gone", "1");
+    const answer = {
+      runId: "run-of-a-dead-holder",
+      status: "running" as const,
+      outcome: null,
+      summary: "running",
+      modelCalls: 0,
+      error: null,
+      replayed: true,
+    };
+    const input = { userId: me.id, trackerId, idempotencyKey: "never-recorded", answer };
+    expect(await rejoinRun(db.db, input, { waitMs: 300 })).toEqual(answer);
+    // Any other answer is not waited on.
+    const done = { ...answer, status: "completed" as const, outcome: "unchanged" as const };
+    expect(await rejoinRun(db.db, { ...input, answer: done }, { waitMs: 60_000 })).toBe(done);
   });
 
   it("someone else's tracker is NOT_FOUND and nothing runs", async () => {
