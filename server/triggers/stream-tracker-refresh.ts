@@ -14,6 +14,8 @@ export async function* streamTrackerRefresh(
   db: TDb,
   input: { userId: string; trackerId: string; idempotencyKey?: string },
   seams: Omit<TRefreshOptions, "trigger" | "idempotencyKey" | "onStep"> = {},
+  /** The listener's: once it is gone, a reconnect's wait for its run stops (the run itself goes on). */
+  signal?: AbortSignal,
 ): AsyncGenerator<TRefreshProgressEvent, void, undefined> {
   const queue = createAsyncQueue<TRefreshProgressEvent>();
   // Not awaited here: the refresh runs on (counted as in-flight work by refreshTracker) even when the
@@ -26,12 +28,16 @@ export async function* streamTrackerRefresh(
     // A reconnect (same key) that found its run still going waits for that run's end and answers with it.
     .then((result) =>
       input.idempotencyKey
-        ? rejoinRun(db, {
-            userId: input.userId,
-            trackerId: input.trackerId,
-            idempotencyKey: input.idempotencyKey,
-            answer: result,
-          })
+        ? rejoinRun(
+            db,
+            {
+              userId: input.userId,
+              trackerId: input.trackerId,
+              idempotencyKey: input.idempotencyKey,
+              answer: result,
+            },
+            signal ? { signal } : {},
+          )
         : result,
     )
     .then(

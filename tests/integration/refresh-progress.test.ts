@@ -227,6 +227,10 @@ describe("streamed refresh (tracker.refreshProgress)", () => {
     };
     const input = { userId: me.id, trackerId, idempotencyKey: "never-recorded", answer };
     expect(await rejoinRun(db.db, input, { waitMs: 300 })).toEqual(answer);
+    // The listener went away: the wait stops with it (well inside the test's timeout, not after a minute).
+    const gone = new AbortController();
+    setTimeout(() => gone.abort(), 100);
+    expect(await rejoinRun(db.db, input, { waitMs: 60_000, signal: gone.signal })).toEqual(answer);
     // Any other answer is not waited on.
     const done = { ...answer, status: "completed" as const, outcome: "unchanged" as const };
     expect(await rejoinRun(db.db, { ...input, answer: done }, { waitMs: 60_000 })).toBe(done);

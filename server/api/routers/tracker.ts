@@ -164,12 +164,13 @@ export const trackerRouter = createTRPCRouter({
    */
   refreshProgress: protectedProcedure
     .input(ZRefreshTrackerRequestSchema.required({ idempotencyKey: true }))
-    .subscription(async function* ({ ctx, input }) {
-      yield* streamTrackerRefresh(ctx.db, {
-        userId: ctx.user.id,
-        trackerId: input.trackerId,
-        idempotencyKey: input.idempotencyKey,
-      });
+    .subscription(async function* ({ ctx, input, signal }) {
+      yield* streamTrackerRefresh(
+        ctx.db,
+        { userId: ctx.user.id, trackerId: input.trackerId, idempotencyKey: input.idempotencyKey },
+        {},
+        signal,
+      );
     }),
 
   /**
