@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { refreshErrorMessage } from "@/components/trackers/refresh-error-message";
+import { CONNECTION_LOST, refreshErrorMessage } from "@/components/trackers/refresh-error-message";
 
 /** What "Refresh now" shows when the refresh could not start (the tRPC client error's message and data). */
 describe("refreshErrorMessage", () => {
@@ -19,6 +19,11 @@ describe("refreshErrorMessage", () => {
     expect(refreshErrorMessage({ message: "Too many refreshes.", data: { code: "TOO_MANY_REQUESTS" } })).toBe(
       "failed: Too many refreshes.",
     );
-    expect(refreshErrorMessage({ message: "Network error" })).toBe("failed: Network error");
+  });
+
+  it("an error the server did not send (the stream or the network gave way) says the connection was lost", () => {
+    for (const error of [{ message: "" }, { message: "Network error" }, { message: "Failed to fetch", data: null }]) {
+      expect(refreshErrorMessage(error)).toBe(CONNECTION_LOST);
+    }
   });
 });
