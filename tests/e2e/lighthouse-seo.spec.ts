@@ -89,7 +89,8 @@ async function launchChromium(): Promise<{ port: number; browserWs: string; stop
         child.kill("SIGTERM");
         await exited;
       }
-      rmSync(profile, { recursive: true, force: true });
+      // Its helper processes may still be writing the cache as the browser exits (ENOTEMPTY): retried, as rm -rf would be.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
