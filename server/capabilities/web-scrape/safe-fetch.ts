@@ -423,13 +423,35 @@ type TSendOptions = {
 
 type TRawRequest = { method: string; body?: string | Buffer; headers: Record<string, string> };
 
-/** Sends one GET (or `o.request`) and resolves with the response head (headers timeout applies until then). */
-function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
+/** How often a request that met a closed keep-alive connection is sent again (each try takes another pooled socket). */
+const STALE_SOCKET_RETRIES = 2;
+
+/** A reused keep-alive socket the server had closed: reset or broken before any answer came (nothing was processed). */
+class StaleSocket extends Error {}
+
+/**
+ * Sends one GET (or `o.request`) and resolves with the response head (headers timeout applies until then). A server
+ * may close an idle keep-alive connection just as the pool hands it out; the request then fails at once, with no
+ * answer. A GET or HEAD is sent again on another socket, as Node's documentation advises (`request.reusedSocket`);
+ * a POST is not (its effect cannot be known), and its failure is reported as before.
+ */
+async function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
+  for (let retries = 0; ; retries++) {
+    try {
+      return await sendOnce(url, o, retries < STALE_SOCKET_RETRIES);
+    } catch (error) {
+      if (!(error instanceof StaleSocket)) throw error;
+    }
+  }
+}
+
+function sendOnce(url: URL, o: TSendOptions, mayRetry: boolean): Promise<IncomingMessage> {
+  const method = o.request?.method ?? "GET";
   return new Promise<IncomingMessage>((resolve, reject) => {
     const mod = url.protocol === "https:" ? https : http;
     let headersTimedOut = false;
     const req = mod.request(url, {
-      method: o.request?.method ?? "GET",
+      method,
       agent: o.agent,
       signal: o.signal,
       lookup: o.allowed ? undefined : guardedLookup(o.config.resolve ?? defaultResolve, url.href, o.via),
@@ -468,7 +490,14 @@ function send(url: URL, o: TSendOptions): Promise<IncomingMessage> {
           ),
         );
       } else if (o.isAborted()) reject(o.abortFailure());
-      else reject(describeNetworkError(err, url));
+      else if (
+        mayRetry &&
+        req.reusedSocket &&
+        (method === "GET" || method === "HEAD") &&
+        (err.code === "ECONNRESET" || err.code === "EPIPE")
+      ) {
+        reject(new StaleSocket(err.message));
+      } else reject(describeNetworkError(err, url));
     });
     req.end(o.request?.body);
   });
