@@ -9,7 +9,7 @@ import { getEnv } from "../env";
 import { logger } from "../logger";
 import { resolvePersonTimeZone } from "../settings/time-zone";
 import type { TUserSettings } from "../settings/user-settings";
-import { calendarReadOnce, type TCalendarRefreshOutcome } from "./calendar/calendar-cache";
+import { calendarForLoad, type TCalendarRefreshOutcome } from "./calendar/calendar-cache";
 import { memoOfCard } from "./card-memo";
 import { FeedEngine } from "./feed-engine";
 import { mergeEnhancement } from "./merge-enhancement";
@@ -94,9 +94,9 @@ export async function buildFeed(
 ): Promise<TBuiltFeed> {
   const env = getEnv();
   const timeZone = resolvePersonTimeZone(settings.timezone, opts.browserTimeZone);
-  const readCalendar = settings.calendarUrl ? calendarReadOnce(db, settings.calendarUrl) : null;
+  const calendar = settings.calendarUrl ? calendarForLoad(db, settings.calendarUrl) : null;
   const engine = new FeedEngine()
-    .register(briefingSource({ db, timeZone: timeZone.zone, readCalendar }))
+    .register(briefingSource({ db, timeZone: timeZone.zone, calendar }))
     .register(trackersSource(db, { seenSince: opts.seenSince ?? null }))
     .register(locationSource(settings))
     .register(
@@ -109,8 +109,7 @@ export async function buildFeed(
     .register(
       calendarSource({
         db,
-        calendarUrl: settings.calendarUrl,
-        ...(readCalendar ? { readCalendar } : {}),
+        calendar,
         timeZone,
         fetchConfig: capabilityConfigFromEnv(env).fetch,
         defer: opts.defer,

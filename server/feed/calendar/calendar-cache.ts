@@ -88,22 +88,25 @@ export async function readCalendarCache(db: TDb, userId: string, url: string): P
   };
 }
 
-/** A person's cached calendar as the sources of one feed load read it. */
-export type TCalendarRead = (userId: string) => Promise<TCalendarCacheView | null>;
+/** The calendar in a person's Settings as the sources of one feed load see it: its URL and its cached copy. */
+export type TLoadCalendar = { url: string; read: (userId: string) => Promise<TCalendarCacheView | null> };
 
 /**
- * The cached calendar of `url`, read once per person however many sources of one feed load ask (the agenda and the
- * briefing both show it, docs/feed.md): one statement and one parse of the occurrences. Make one per load.
+ * The calendar of `url` for one feed load: its cached copy is read once per person however many sources ask (the
+ * agenda and the briefing both show it, docs/feed.md) — one statement and one parse of the occurrences.
  */
-export function calendarReadOnce(db: TDb, url: string): TCalendarRead {
+export function calendarForLoad(db: TDb, url: string): TLoadCalendar {
   const reads = new Map<string, Promise<TCalendarCacheView | null>>();
-  return (userId) => {
-    let read = reads.get(userId);
-    if (!read) {
-      read = readCalendarCache(db, userId, url);
-      reads.set(userId, read);
-    }
-    return read;
+  return {
+    url,
+    read: (userId) => {
+      let read = reads.get(userId);
+      if (!read) {
+        read = readCalendarCache(db, userId, url);
+        reads.set(userId, read);
+      }
+      return read;
+    },
   };
 }
 

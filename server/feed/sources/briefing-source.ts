@@ -3,7 +3,7 @@ import { briefingItem } from "../briefing/briefing-card";
 import { addDays, briefingZone, dayKeyOf, dayStart } from "../briefing/briefing-day";
 import { buildBriefing } from "../briefing/build-briefing";
 import { eventsAround, readChangesSince } from "../briefing/read-briefing-inputs";
-import type { TCalendarRead } from "../calendar/calendar-cache";
+import type { TLoadCalendar } from "../calendar/calendar-cache";
 import type { TFeedSource } from "../feed-engine";
 
 export type TBriefingSourceOptions = {
@@ -13,8 +13,8 @@ export type TBriefingSourceOptions = {
    * card's date, "since yesterday" and "today" are read in it. An unknown name reads as UTC.
    */
   timeZone: string | null;
-  /** The load's read of the calendar's cached copy (shared with the agenda); null without a calendar in Settings. */
-  readCalendar: TCalendarRead | null;
+  /** The calendar in Settings, read once for the whole load (shared with the agenda); null: none set up. */
+  calendar: TLoadCalendar | null;
 };
 
 /**
@@ -29,7 +29,7 @@ export function briefingSource(opts: TBriefingSourceOptions): TFeedSource {
       const today = dayKeyOf(now, zone);
       const [changes, calendar] = await Promise.all([
         readChangesSince(opts.db, userId, dayStart(addDays(today, -1), zone)),
-        opts.readCalendar?.(userId) ?? null,
+        opts.calendar?.read(userId) ?? null,
       ]);
       const events = calendar ? eventsAround(calendar, { zone, today, now }) : null;
       return [briefingItem(buildBriefing({ now, zone, changes, events }), now)];

@@ -10,10 +10,9 @@ import { dayKeyOf, stampIn } from "../agenda/zoned-day";
 import {
   CALENDAR_STALE_LIMIT_MS,
   isCalendarRefreshDue,
-  readCalendarCache,
   scheduleCalendarRefresh,
-  type TCalendarRead,
   type TCalendarRefreshOutcome,
+  type TLoadCalendar,
 } from "../calendar/calendar-cache";
 import type { TFeedSource } from "../feed-engine";
 import { calendarSetupItem } from "./setup-items";
@@ -25,7 +24,8 @@ const MAX_EVENTS_PER_DAY = 20;
 
 export type TCalendarSourceOptions = {
   db: TDb;
-  calendarUrl: string | null;
+  /** The calendar in Settings, read once for the whole load (calendarForLoad); null: none set up. */
+  calendar: TLoadCalendar | null;
   /**
    * The person's time zone (server/settings/time-zone.ts): the agenda's days begin at its midnight, its times are
    * written in it, and floating times and all-day dates in the file are read in it.
@@ -36,8 +36,6 @@ export type TCalendarSourceOptions = {
   defer: TDefer;
   /** Refetch even if the cached copy is fresh (the Refresh button). */
   force?: boolean;
-  /** The load's shared read of the cached copy (calendarReadOnce); without one, the source reads it itself. */
-  readCalendar?: TCalendarRead;
   /** Tests: the outcome of a refetch this load scheduled. */
   onRefreshed?: (outcome: TCalendarRefreshOutcome) => void;
 };
@@ -71,9 +69,9 @@ export function calendarSource(opts: TCalendarSourceOptions): TFeedSource {
   return {
     id: "calendar",
     async fetchItems({ userId, now, reportError }) {
-      const url = opts.calendarUrl;
-      if (!url) return [calendarSetupItem(now)];
-      const cached = await (opts.readCalendar?.(userId) ?? readCalendarCache(opts.db, userId, url));
+      if (!opts.calendar) return [calendarSetupItem(now)];
+      const { url } = opts.calendar;
+      const cached = await opts.calendar.read(userId);
       if (isCalendarRefreshDue(cached, now, opts.force)) {
         scheduleCalendarRefresh(
           opts.db,

@@ -3,5 +3,5 @@ export { createFinalWriteBatch, type TFinalWriter } from "./final-write-batch";
 export { DEFAULT_LEASE_MS, type TRefreshOptions, type TRefreshTrigger, ZRefreshTriggerSchema } from "./refresh-options";
 export type { TRefreshOutcome, TRefreshResult } from "./refresh-result";
 export * from "./refresh-tracker";
-export { REJOIN_WAIT_MS, rejoinRun } from "./rejoin-run";
+export { rejoinRun } from "./rejoin-run";
 export * from "./run-steps";

@@ -5,11 +5,11 @@ import { existingResult, type TRefreshResult } from "./refresh-result";
 import { findRunByKey } from "./run-record";
 
 /** How long a rejoining caller waits for its run: a live run renews its lease, so this is a stuck one's bound. */
-export const REJOIN_WAIT_MS = 6 * DEFAULT_LEASE_MS;
+const REJOIN_WAIT_MS = 6 * DEFAULT_LEASE_MS;
 /** Between looks at the database while waiting (a run deferred before it started sends no event). */
 const REJOIN_POLL_MS = 2_000;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * A caller that delivered the same idempotency key again while its run still runs (a "Refresh now" stream that
