@@ -102,24 +102,33 @@ test("Refresh now lists its steps live, then the outcome; the timeline narrows t
   await expect(entries).toHaveCount(2);
 });
 
-test("Refresh now whose connection gives way says so, and its run goes on to the runs log", async ({ page }) => {
-  const path = `/e2e-progress-dropped-${Date.now()}`;
-  const id = await trackerWithHistory(page.request, path);
-  await page.goto(`/trackers/${id}`);
-  await site.setPage(path, { body: shop("70"), delayMs: 2000 });
-  await page.getByRole("button", { name: "Refresh now" }).click();
-  await expect(page.locator('[data-testid="refresh-step"][data-step="crawl"][data-status="running"]')).toBeVisible();
-  await page.evaluate(() => window.stop()); // closes the page's open streams, as a connection that gives way
-  const said = page.getByTestId("refresh-outcome");
-  await expect(said).toHaveText("Connection lost. If the refresh started, its run shows in the runs log.");
-  // All of it shows in the block's two lines (it is clamped there).
-  expect(await said.evaluate((el) => el.scrollHeight <= el.clientHeight)).toBe(true);
-  await expect(page.getByRole("button", { name: "Refresh now" })).toBeEnabled();
-  // The run went on without its listener: after the slow page answered, it is in the runs log and on the timeline.
-  await expect(async () => {
-    await page.reload();
-    await expect(page.getByTestId("run-row")).toHaveCount(2, { timeout: 1_000 });
-  }).toPass({ timeout: 15_000 });
-  await expect(page.getByTestId("run-row").first()).toContainText("manual");
-  await expect(page.getByTestId("timeline-entry")).toHaveCount(2);
-});
+for (const viewport of [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+]) {
+  test(`Refresh now whose connection gives way says so, and its run goes on to the runs log (${viewport.name})`, async ({
+    page,
+  }, testInfo) => {
+    await page.setViewportSize(viewport);
+    const path = `/e2e-progress-dropped-${viewport.name}-${Date.now()}`;
+    const id = await trackerWithHistory(page.request, path);
+    await page.goto(`/trackers/${id}`);
+    await site.setPage(path, { body: shop("70"), delayMs: 2000 });
+    await page.getByRole("button", { name: "Refresh now" }).click();
+    await expect(page.locator('[data-testid="refresh-step"][data-step="crawl"][data-status="running"]')).toBeVisible();
+    await page.evaluate(() => window.stop()); // closes the page's open streams, as a connection that gives way
+    const said = page.getByTestId("refresh-outcome");
+    await expect(said).toHaveText("Connection lost. If the refresh started, its run shows in the runs log.");
+    // All of it shows in the block's two lines (it is clamped there).
+    expect(await said.evaluate((el) => el.scrollHeight <= el.clientHeight)).toBe(true);
+    await expect(page.getByRole("button", { name: "Refresh now" })).toBeEnabled();
+    await page.getByTestId("refresh-now");
+    // The run went on without its listener: after the slow page answered, it is in the runs log and on the timeline.
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByTestId("run-row")).toHaveCount(2, { timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
+    await expect(page.getByTestId("run-row").first()).toContainText("manual");
+    await expect(page.getByTestId("timeline-entry")).toHaveCount(2);
+  });
+}
