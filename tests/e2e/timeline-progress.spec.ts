@@ -108,7 +108,7 @@ for (const viewport of [
 ]) {
   test(`Refresh now whose connection gives way says so, and its run goes on to the runs log (${viewport.name})`, async ({
     page,
-  }, testInfo) => {
+  }) => {
     await page.setViewportSize(viewport);
     const path = `/e2e-progress-dropped-${viewport.name}-${Date.now()}`;
     const id = await trackerWithHistory(page.request, path);
