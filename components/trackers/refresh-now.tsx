@@ -19,6 +19,9 @@ const OUTCOME_STYLES: Record<string, string> = {
   failed: "text-red-700 dark:text-red-400",
 };
 
+/** While EventSource reopens a stream that gave way; the server answers the reopened stream with the same run. */
+export const RECONNECTING = "Connection lost — reconnecting…";
+
 const STEP_LABELS: Record<TStep, string> = {
   lease: "Claiming the tracker",
   crawl: "Fetching the source",
@@ -29,11 +32,13 @@ const STEP_LABELS: Record<TStep, string> = {
   append: "Saving",
 };
 
-type TSlotStatus = TRunStepEvent["status"] | "pending";
+/** "unfollowed": the step was running when the stream gave way, so how it ended is not known here. */
+type TSlotStatus = TRunStepEvent["status"] | "pending" | "unfollowed";
 
 const STATUS_MARKS: Record<TSlotStatus, { mark: string; label: string; className: string }> = {
   pending: { mark: "○", label: "not reached", className: "text-stone-400 dark:text-stone-600" },
   running: { mark: "…", label: "in progress", className: "text-sky-700 dark:text-sky-300" },
+  unfollowed: { mark: "?", label: "not followed to its end", className: "text-stone-600 dark:text-stone-400" },
   ok: { mark: "✓", label: "done", className: "text-emerald-700 dark:text-emerald-400" },
   skipped: { mark: "–", label: "skipped", className: "text-stone-600 dark:text-stone-400" },
   failed: { mark: "✗", label: "failed", className: "text-red-700 dark:text-red-400" },
@@ -42,7 +47,8 @@ const STATUS_MARKS: Record<TSlotStatus, { mark: string; label: string; className
 /** `at`: when the answer arrived (arrivalStamp), to tell a later run's end from one heard before it. */
 type TRefreshView =
   | { phase: "idle" }
-  | { phase: "running"; steps: TRunStepEvent[] }
+  /** `reconnecting`: the stream gave way and EventSource is opening it again (the server rejoins the same run). */
+  | { phase: "running"; steps: TRunStepEvent[]; reconnecting: boolean }
   | { phase: "done"; steps: TRunStepEvent[]; result: TRefreshResult; at: number }
   | { phase: "error"; steps: TRunStepEvent[]; message: string; at: number };
 
@@ -113,7 +119,7 @@ export function RefreshNow({
 
   const start = () => {
     subscription.current?.unsubscribe();
-    setView({ phase: "running", steps: [] });
+    setView({ phase: "running", steps: [], reconnecting: false });
     const settle = () => {
       subscription.current?.unsubscribe();
       subscription.current = null;
@@ -131,6 +137,11 @@ export function RefreshNow({
             setView((v) => ({ phase: "done", steps: v.phase === "idle" ? [] : v.steps, result: event.result, at }));
             settle();
           }
+        },
+        // "connecting" with an error: the stream dropped and is being reopened; "pending": it is open again.
+        onConnectionStateChange: (state) => {
+          const reconnecting = state.state === "connecting" && state.error !== null;
+          setView((v) => (v.phase === "running" && v.reconnecting !== reconnecting ? { ...v, reconnecting } : v));
         },
         onError: (error) => {
           const message = refreshErrorMessage(error);
@@ -177,8 +188,13 @@ export function RefreshNow({
         className="w-full space-y-1 sm:min-h-[4.25rem] sm:text-right"
       >
         {running ? (
-          <p data-testid="refresh-progress" data-step={furthest ?? ""} className={line}>
-            {furthest ? `${STEP_LABELS[furthest]}…` : "Starting…"}
+          <p
+            data-testid="refresh-progress"
+            data-step={furthest ?? ""}
+            data-reconnecting={view.reconnecting ? "true" : undefined}
+            className={line}
+          >
+            {view.reconnecting ? RECONNECTING : furthest ? `${STEP_LABELS[furthest]}…` : "Starting…"}
           </p>
         ) : null}
         {result ? (
@@ -221,7 +237,9 @@ export function RefreshNow({
           >
             {STEPS.map((name) => {
               const event = steps.find((s) => s.step === name);
-              const status: TSlotStatus = event?.status ?? "pending";
+              const reported: TSlotStatus = event?.status ?? "pending";
+              // Still "running" once the block stopped listening (the stream gave way): how it ended is not known.
+              const status: TSlotStatus = reported === "running" && !running ? "unfollowed" : reported;
               // A run that ended before a step (an unchanged page stops after the pre-check) did not need it.
               const mark =
                 status === "pending" && !running

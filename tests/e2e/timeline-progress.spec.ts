@@ -122,7 +122,12 @@ for (const viewport of [
     // All of it shows in the block's two lines (it is clamped there).
     expect(await said.evaluate((el) => el.scrollHeight <= el.clientHeight)).toBe(true);
     await expect(page.getByRole("button", { name: "Refresh now" })).toBeEnabled();
-    await page.getByTestId("refresh-now");
+    // The crawl was running when the block stopped listening: not shown as still running, nor as done.
+    await expect(page.locator('[data-testid="refresh-step"][data-step="crawl"]')).toHaveAttribute(
+      "data-status",
+      "unfollowed",
+    );
+    await expect(page.locator('[data-testid="refresh-step"][data-status="running"]')).toHaveCount(0);
     // The run went on without its listener: after the slow page answered, it is in the runs log and on the timeline.
     await expect(async () => {
       await page.reload();
@@ -132,3 +137,40 @@ for (const viewport of [
     await expect(page.getByTestId("timeline-entry")).toHaveCount(2);
   });
 }
+
+test("Refresh now whose stream drops and reopens says it is reconnecting, then shows the run's outcome", async ({
+  page,
+}) => {
+  const path = `/e2e-progress-reconnect-${Date.now()}`;
+  const id = await trackerWithHistory(page.request, path);
+  await page.goto(`/trackers/${id}`);
+  await site.setPage(path, { body: shop("70") });
+  // The first attempt of the stream is answered by an SSE stream that ends at once (as a proxy or a network that drops
+  // the connection), asking EventSource to reopen it in 100 ms; the reopened one is held until the line is checked,
+  // then goes to the app. EventSource reopens the same address, so the server sees the click's idempotency key.
+  const attempts: string[] = [];
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/api/trpc/tracker.refreshProgress**", async (route) => {
+    attempts.push(route.request().url());
+    if (attempts.length === 1) {
+      await route.fulfill({ status: 200, contentType: "text/event-stream", body: "retry: 100\n\n" });
+      return;
+    }
+    await held;
+    await route.continue();
+  });
+  await page.getByRole("button", { name: "Refresh now" }).click();
+  const progress = page.getByTestId("refresh-progress");
+  await expect(progress).toHaveText("Connection lost — reconnecting…");
+  await expect(progress).toHaveAttribute("data-reconnecting", "true");
+  await expect(page.getByRole("button", { name: "Refreshing…" })).toBeDisabled();
+  await expect.poll(() => attempts.length).toBe(2);
+  release();
+  await expect(page.getByTestId("refresh-outcome")).toHaveText("material: price 100→70");
+  await expect(page.locator('[data-testid="refresh-step"][data-step="append"]')).toHaveAttribute("data-status", "ok");
+  expect(attempts[1]).toBe(attempts[0]);
+  await expect(page.getByTestId("run-row")).toHaveCount(2);
+});
