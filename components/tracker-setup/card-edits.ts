@@ -3,7 +3,7 @@
  * definition; the server validates every result with parseDefinition before anything is saved.
  * Imports stay client-safe: describe-rule and the schema types only (field-schema pulls an HTML parser).
  */
-import { describeRule } from "@/contracts/definition/describe-rule";
+import { describeRule, type TJudgeMode } from "@/contracts/definition/describe-rule";
 import type { TField, TFieldType } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule, TThresholdCombine } from "@/contracts/definition/materiality-rule-schema";
 
@@ -222,7 +222,7 @@ export function formToField(form: TFieldForm, base?: TField): TField {
 }
 
 /** Plain-language line for a rule as it would read once saved (the card previews it while editing). */
-export function previewRule(field: TFieldForm, form: TRuleForm): string {
+export function previewRule(field: TFieldForm, form: TRuleForm, judge: TJudgeMode = "agent"): string {
   const rule = formToRule(form);
   if (!rule.ok) return rule.error;
   const target = {
@@ -240,7 +240,7 @@ export function previewRule(field: TFieldForm, form: TRuleForm): string {
   ) {
     return `${target.name}: give both an amount and a percentage for “${THRESHOLD_MODE_LABELS[form.threshold]}”`;
   }
-  return describeRule(target, rule.rule);
+  return describeRule(target, rule.rule, judge);
 }
 
 /**

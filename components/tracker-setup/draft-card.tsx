@@ -114,6 +114,7 @@ export function DraftCard({
                   materiality={full ? current?.materiality[full.name] : undefined}
                   onSave={(next, rule) => save((d) => replaceField(d, field.name, next, rule))}
                   onRemove={() => save((d) => removeField(d, field.name))}
+                  aiOn={aiOn}
                 />
               );
             })}
@@ -122,6 +123,7 @@ export function DraftCard({
             adding ? (
               <FieldEditor
                 mode="add"
+                aiOn={aiOn}
                 initialField={EMPTY_FIELD_FORM}
                 initialRule={DEFAULT_RULE_FORM}
                 onSubmit={async (next, rule) => {
@@ -192,6 +194,7 @@ function FieldRow({
   materiality,
   onSave,
   onRemove,
+  aiOn,
 }: {
   field: TDraftView["fields"][number];
   /** Plain-language rule (describeRule). */
@@ -201,6 +204,7 @@ function FieldRow({
   materiality?: TMaterialityRule;
   onSave: (field: TField, rule: TMaterialityRule) => Promise<void>;
   onRemove: () => Promise<void>;
+  aiOn: boolean;
 }) {
   const [editing, setEditing] = useState(false);
   const [removeError, setRemoveError] = useState<string | null>(null);
@@ -240,6 +244,7 @@ function FieldRow({
       {full && editing ? (
         <FieldEditor
           mode="edit"
+          aiOn={aiOn}
           initialField={fieldToForm(full)}
           initialRule={ruleToForm(materiality)}
           base={full}

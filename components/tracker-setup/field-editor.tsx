@@ -19,6 +19,8 @@ type TProps = {
   /** Saves through the server; rejects with a readable message when the result does not validate. */
   onSubmit: (field: TField, rule: TMaterialityRule) => Promise<void>;
   onCancel: () => void;
+  /** A model is configured (rules mode otherwise): how "ask the agent" is described. */
+  aiOn: boolean;
 };
 
 /**
@@ -26,7 +28,7 @@ type TProps = {
  * Laid out by the width of the card, not the window (a container query): one column where the card is
  * narrow — a phone, or the card beside the chat — so no select is cut off.
  */
-export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, onCancel }: TProps) {
+export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, onCancel, aiOn }: TProps) {
   const id = useId();
   const { field, setField, rule, setRule, error, saving, setType, submit } = useFieldEditor({
     initialField,
@@ -149,7 +151,7 @@ export function FieldEditor({ mode, initialField, initialRule, base, onSubmit, o
           autoComplete="off"
         />
       </div>
-      <RuleEditor id={id} field={field} rule={rule} setRule={setRule} />
+      <RuleEditor id={id} field={field} rule={rule} setRule={setRule} aiOn={aiOn} />
       {error ? (
         <p role="alert" className="text-xs text-red-700 dark:text-red-400" data-testid="card-edit-error">
           {error}

@@ -20,13 +20,15 @@ type TProps = {
   field: TFieldForm;
   rule: TRuleForm;
   setRule: (update: (rule: TRuleForm) => TRuleForm) => void;
+  /** A model is configured; else "ask the agent" means the rules-mode fallback flags every change for review. */
+  aiOn: boolean;
 };
 
 /**
  * The rule half of the field editor: which kind of rule, a numeric rule's thresholds (amount, percentage or both,
  * and the direction) or the agent's guidance — and the rule in words as it is being written.
  */
-export function RuleEditor({ id, field, rule, setRule }: TProps) {
+export function RuleEditor({ id, field, rule, setRule, aiOn }: TProps) {
   const numeric = isNumericType(field.type);
   const thresholdUnit = field.type === "money" ? field.currency.trim().toUpperCase() : field.unit.trim();
   const absoluteLabel = `Amount${thresholdUnit ? ` (${thresholdUnit})` : ""}`;
@@ -47,6 +49,7 @@ export function RuleEditor({ id, field, rule, setRule }: TProps) {
             <option key={kind} value={kind} disabled={kind === "numeric" && !numeric}>
               {RULE_KIND_LABELS[kind]}
               {kind === "numeric" && !numeric ? " (numbers only)" : ""}
+              {kind === "ask_agent" && !aiOn ? " (no AI: every change flagged for review)" : ""}
             </option>
           ))}
         </select>
@@ -118,7 +121,9 @@ export function RuleEditor({ id, field, rule, setRule }: TProps) {
       {rule.kind === "ask_agent" ? (
         <div>
           <label htmlFor={`${id}-guidance`} className={labelText}>
-            Guidance for the agent (optional)
+            {aiOn
+              ? "Guidance for the agent (optional)"
+              : "Guidance for the agent (optional; used once an AI is configured)"}
           </label>
           <input
             id={`${id}-guidance`}
@@ -131,7 +136,7 @@ export function RuleEditor({ id, field, rule, setRule }: TProps) {
         </div>
       ) : null}
       <p className="text-xs text-stone-700 dark:text-stone-300" data-testid="rule-preview" aria-live="polite">
-        {previewRule(field, rule)}
+        {previewRule(field, rule, aiOn ? "agent" : "rules")}
       </p>
     </fieldset>
   );

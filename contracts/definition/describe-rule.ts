@@ -1,16 +1,28 @@
 import { formatNumber, formatPercent } from "./format-number";
 import { DEFAULT_RULE, type TMaterialityRule } from "./materiality-rule-schema";
 
+/** Who decides a change no code rule decides: the judge model, or — none configured — the rules-mode fallback. */
+export type TJudgeMode = "agent" | "rules";
+
 /** What a rule description needs of a field (a TField fits). */
 type TRuleField = { name: string; unit?: string | undefined; currency?: string | undefined };
 
 /**
  * One plain-language line per rule for the setup UI:
  * "rating: material when it moves by 0.2 or more", "price: material on a 5% move or more",
- * "description: the agent decides"; with both thresholds it says whether either or both must be crossed.
+ * "description: the agent decides"; with both thresholds it says whether either or both must be crossed. A field left
+ * to the agent is described as `judge` really decides it: in rules mode the fallback judge records every change of it
+ * as notable, for the person to review (docs/design.md §3), whatever guidance was written for a model.
  */
-export function describeRule(field: TRuleField, rule: TMaterialityRule = DEFAULT_RULE): string {
+export function describeRule(
+  field: TRuleField,
+  rule: TMaterialityRule = DEFAULT_RULE,
+  judge: TJudgeMode = "agent",
+): string {
   const name = field.name;
+  if (rule.kind === "ask_agent" && judge === "rules") {
+    return `${name}: any change is recorded as notable, for your review (no AI configured)`;
+  }
   switch (rule.kind) {
     case "ignore":
       return `${name}: ignored — changes are never flagged`;

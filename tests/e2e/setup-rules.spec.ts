@@ -37,6 +37,22 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await expect(page.getByTestId("draft-rules")).toContainText("notable_signals: stays empty");
   await expect(card).not.toContainText("the agent decides");
   await expect(page).toHaveURL(/\/trackers\/new\?session=/);
+  // The field editor says the same: "ask the agent" is offered for when a model is configured, and its preview and
+  // guidance say what happens meanwhile. Escape leaves the draft as it was.
+  const title = card.locator('[data-field-name="title"]');
+  await title.getByRole("button", { name: "Edit title" }).click();
+  const editor = title.getByTestId("field-edit-form");
+  await expect(editor.getByLabel("Rule")).toHaveValue("ask_agent");
+  await expect(editor.getByLabel("Rule").locator("option:checked")).toHaveText(
+    "ask the agent (no AI: every change flagged for review)",
+  );
+  await expect(editor.getByTestId("rule-preview")).toHaveText(
+    "title: any change is recorded as notable, for your review (no AI configured)",
+  );
+  await expect(editor.getByLabel(/^Guidance for the agent/)).toBeVisible();
+  await expect(editor).toContainText("used once an AI is configured");
+  await editor.getByLabel(/^Guidance for the agent/).press("Escape");
+  await expect(editor).toHaveCount(0);
 
   // Reload: conversation and draft are still there.
   await page.reload();
@@ -68,6 +84,11 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await expect.soft(locked).toContainText("v1");
   await expect.soft(locked.getByTestId("definition-field-acme_pro_price")).toBeVisible();
   await expect.soft(locked.getByTestId("definition-field-headings")).toHaveCount(0);
+  // The locked definition describes a field left to the agent as rules mode judges it, as the draft card did.
+  await expect(locked.getByTestId("definition-field-title")).toContainText(
+    "title: any change is recorded as notable, for your review (no AI configured)",
+  );
+  await expect(locked).not.toContainText("the agent decides");
 
   // Edit definition → the chat reopens with a v2 draft copied from v1; locking creates v2.
   await page.getByRole("link", { name: "Edit definition" }).click();

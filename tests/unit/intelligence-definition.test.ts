@@ -250,6 +250,18 @@ describe("describeRule", () => {
       "menu: the agent decides — “new dishes matter”",
     );
   });
+
+  it("describes a field left to the agent as rules mode really judges it; code rules read the same in both modes", () => {
+    const rulesText = "menu: any change is recorded as notable, for your review (no AI configured)";
+    expect(describeRule({ name: "menu" }, { kind: "ask_agent", guidance: "new dishes matter" }, "rules")).toBe(
+      rulesText,
+    );
+    expect(describeRule({ name: "menu" }, undefined, "rules")).toBe(rulesText);
+    expect(describeRule({ name: "menu" }, { kind: "ask_agent" }, "agent")).toBe("menu: the agent decides");
+    for (const rule of [{ kind: "numeric", relative: 0.05 }, { kind: "any_change" }, { kind: "ignore" }] as const) {
+      expect(describeRule({ name: "price" }, rule, "rules")).toBe(describeRule({ name: "price" }, rule, "agent"));
+    }
+  });
 });
 
 describe("canonicalJson", () => {

@@ -193,6 +193,14 @@ describe("draft card edits", () => {
     expect(
       previewRule({ ...EMPTY_FIELD_FORM, name: "rating", unit: "stars" }, { ...DEFAULT_RULE_FORM, kind: "ignore" }),
     ).toBe("rating: ignored — changes are never flagged");
+    // "Ask the agent" with no model configured: the preview says what the rules-mode judge will do instead.
+    const guided = { ...DEFAULT_RULE_FORM, kind: "ask_agent" as const, guidance: "rewording is noise" };
+    expect(previewRule({ ...EMPTY_FIELD_FORM, name: "title" }, guided)).toBe(
+      "title: the agent decides — “rewording is noise”",
+    );
+    expect(previewRule({ ...EMPTY_FIELD_FORM, name: "title" }, guided, "rules")).toBe(
+      "title: any change is recorded as notable, for your review (no AI configured)",
+    );
   });
 
   it("states the threshold mode: an amount typed over the drafted 1 % replaces it, unless “either”/“both” was chosen", () => {

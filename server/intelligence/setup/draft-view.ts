@@ -1,24 +1,15 @@
 import { describeContextRule, type TContextRule, type TContextValue } from "@/contracts/definition/context-rule-schema";
 import type { TDraftView } from "@/contracts/setup-ui-message";
-import { getModel } from "../../ai";
-import { describeRule, type TMaterialityRule } from "../definition";
+import { describeRule, type TJudgeMode, type TMaterialityRule } from "../definition";
+import { currentJudgeMode } from "../judge/judge-mode";
 import { readModeView } from "./read-mode";
-
-/** Who decides a change no code rule decides: the judge model, or — none configured — the rules-mode fallback. */
-export type TJudgeMode = "agent" | "rules";
-
-/** This server's mode, as the hot loop will judge (refresh-tracker.ts takes the same getModel("judge")). */
-export function currentJudgeMode(): TJudgeMode {
-  return getModel("judge") ? "agent" : "rules";
-}
 
 /**
  * A field left to the agent (no rule, or "ask the agent"), as it is really judged: by the model, or in rules mode by
  * the fallback judge, which records every such change as notable for the person to review (judge/fallback.ts).
  */
-export function undecidedRuleText(name: string, judge: TJudgeMode, guidance?: string): string {
-  if (judge === "rules") return `${name}: any change is recorded as notable, for your review (no AI configured)`;
-  return describeRule({ name }, guidance ? { kind: "ask_agent", guidance } : { kind: "ask_agent" });
+function undecidedRuleText(name: string, judge: TJudgeMode, guidance?: string): string {
+  return describeRule({ name }, guidance ? { kind: "ask_agent", guidance } : { kind: "ask_agent" }, judge);
 }
 
 const IDENTITY_TEXT: Record<string, string> = {

@@ -6,19 +6,23 @@ import {
   describeRule,
   effectiveFields,
   ruleForField,
+  type TJudgeMode,
   type TTrackerDefinition,
 } from "../../intelligence/definition";
+import { currentJudgeMode } from "../../intelligence/judge/judge-mode";
 
 export type { TDefinitionFieldView, TDefinitionVersionView } from "@/contracts/trackers";
 
 /**
- * A definition version described for people: field types, and each field's rule in plain language. `kept`: bound
- * values its rules decide with although their file went (the version in force only), shown beside those rules.
+ * A definition version described for people: field types, and each field's rule in plain language — a field left to
+ * the agent as `judge` really decides it (the server's mode unless given). `kept`: bound values its rules decide with
+ * although their file went (the version in force only), shown beside those rules.
  */
 export function describeDefinition(
   version: number,
   definition: TTrackerDefinition,
   kept: Record<string, TResolvedContextValue> = {},
+  judge: TJudgeMode = currentJudgeMode(),
 ) {
   return {
     version,
@@ -51,7 +55,7 @@ export function describeDefinition(
         // Context rules are checked first (docs/context-files.md), so they read first.
         rule: [
           ...contextRules.map((r) => describeContextRule(r, definition.contextValues)),
-          describeRule(field, ruleForField(definition, field.name)),
+          describeRule(field, ruleForField(definition, field.name), judge),
         ].join("; "),
         format,
         ...(keptHere.length ? { kept: keptHere } : {}),
