@@ -20,7 +20,7 @@ const OUTCOME_STYLES: Record<string, string> = {
 };
 
 /** While EventSource reopens a stream that gave way; the server answers the reopened stream with the same run. */
-export const RECONNECTING = "Connection lost — reconnecting…";
+const RECONNECTING = "Connection lost — reconnecting…";
 
 const STEP_LABELS: Record<TStep, string> = {
   lease: "Claiming the tracker",

@@ -144,7 +144,8 @@ test("Refresh now whose stream drops and reopens says it is reconnecting, then s
   const path = `/e2e-progress-reconnect-${Date.now()}`;
   const id = await trackerWithHistory(page.request, path);
   await page.goto(`/trackers/${id}`);
-  await site.setPage(path, { body: shop("70") });
+  // A slow page, so the reopened stream is seen following the crawl before the outcome.
+  await site.setPage(path, { body: shop("70"), delayMs: 1500 });
   // The first attempt of the stream is answered by an SSE stream that ends at once (as a proxy or a network that drops
   // the connection), asking EventSource to reopen it in 100 ms; the reopened one is held until the line is checked,
   // then goes to the app. EventSource reopens the same address, so the server sees the click's idempotency key.
@@ -169,6 +170,9 @@ test("Refresh now whose stream drops and reopens says it is reconnecting, then s
   await expect(page.getByRole("button", { name: "Refreshing…" })).toBeDisabled();
   await expect.poll(() => attempts.length).toBe(2);
   release();
+  // Open again: the line follows the run's steps, no longer "reconnecting".
+  await expect(progress).toHaveText("Fetching the source…");
+  await expect(progress).not.toHaveAttribute("data-reconnecting", "true");
   await expect(page.getByTestId("refresh-outcome")).toHaveText("material: price 100→70");
   await expect(page.locator('[data-testid="refresh-step"][data-step="append"]')).toHaveAttribute("data-status", "ok");
   expect(attempts[1]).toBe(attempts[0]);

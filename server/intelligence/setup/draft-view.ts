@@ -4,14 +4,6 @@ import { describeRule, type TJudgeMode, type TMaterialityRule } from "../definit
 import { currentJudgeMode } from "../judge/judge-mode";
 import { readModeView } from "./read-mode";
 
-/**
- * A field left to the agent (no rule, or "ask the agent"), as it is really judged: by the model, or in rules mode by
- * the fallback judge, which records every such change as notable for the person to review (judge/fallback.ts).
- */
-function undecidedRuleText(name: string, judge: TJudgeMode, guidance?: string): string {
-  return describeRule({ name }, guidance ? { kind: "ask_agent", guidance } : { kind: "ask_agent" }, judge);
-}
-
 const IDENTITY_TEXT: Record<string, string> = {
   place_id: "The Google Maps place id identifies what is tracked",
   canonical_url: "The page's canonical URL identifies what is tracked",
@@ -46,16 +38,16 @@ export function toDraftView(
   const rules = fields.map((field) => {
     const rule = materiality[field.name];
     const known = isRecord(rule) && typeof rule.kind === "string" ? (rule as TMaterialityRule) : undefined;
-    if (!known || known.kind === "ask_agent") {
-      const guidance = known && typeof known.guidance === "string" && known.guidance ? known.guidance : undefined;
-      return undecidedRuleText(field.name, judge, guidance);
-    }
+    // A field left to the agent (no rule, or "ask the agent") reads as `judge` decides it (describeRule); guidance
+    // still streaming in may not be text yet.
+    const described =
+      known?.kind === "ask_agent" && typeof known.guidance !== "string" ? ({ kind: "ask_agent" } as const) : known;
     try {
       // A rule still streaming in may have a half-written kind that describes as nothing yet.
-      const text: unknown = describeRule({ name: field.name, unit: field.unit ?? undefined }, known);
+      const text: unknown = describeRule({ name: field.name, unit: field.unit ?? undefined }, described, judge);
       return typeof text === "string" ? text : `${field.name}: …`;
     } catch {
-      return undecidedRuleText(field.name, judge);
+      return describeRule({ name: field.name }, undefined, judge);
     }
   });
   // Context rules (docs/context-files.md) after the fields' own: "price: material when it drops below our_price (…)".
