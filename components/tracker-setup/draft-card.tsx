@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { describeNotableSignals } from "@/contracts/definition/describe-rule";
 import type { TField } from "@/contracts/definition/field-schema";
 import type { TMaterialityRule } from "@/contracts/definition/materiality-rule-schema";
 import { SCHEDULE_OPTIONS } from "@/contracts/schedule";
@@ -36,16 +37,6 @@ type TProps = {
   /** A model is configured (the page's system status): else no agent reads or judges anything (rules mode). */
   aiOn: boolean;
 };
-
-/**
- * The reserved notable_signals field as it really works: the model's fill notes there what no field captures and
- * the agent judges it; in rules mode nothing fills it (fill/fallback.ts), so it stays empty (docs/design.md §3).
- */
-export function notableSignalsLine(aiOn: boolean): string {
-  return aiOn
-    ? "notable_signals: the agent decides (always present)"
-    : "notable_signals: stays empty — no AI is configured to note what the fields above miss";
-}
 
 /** The live draft definition: fields, identity rule and materiality in plain language, editable in place. */
 export function DraftCard({
@@ -173,7 +164,7 @@ export function DraftCard({
             {draft.rules.map((rule) => (
               <li key={rule}>{rule}</li>
             ))}
-            <li>{notableSignalsLine(aiOn)}</li>
+            <li>{describeNotableSignals(aiOn ? "agent" : "rules")}</li>
           </ul>
         </>
       )}

@@ -49,7 +49,7 @@ export function RuleEditor({ id, field, rule, setRule, aiOn }: TProps) {
             <option key={kind} value={kind} disabled={kind === "numeric" && !numeric}>
               {RULE_KIND_LABELS[kind]}
               {kind === "numeric" && !numeric ? " (numbers only)" : ""}
-              {kind === "ask_agent" && !aiOn ? " (no AI: every change flagged for review)" : ""}
+              {kind === "ask_agent" && !aiOn ? " (AI off)" : ""}
             </option>
           ))}
         </select>
@@ -121,9 +121,7 @@ export function RuleEditor({ id, field, rule, setRule, aiOn }: TProps) {
       {rule.kind === "ask_agent" ? (
         <div>
           <label htmlFor={`${id}-guidance`} className={labelText}>
-            {aiOn
-              ? "Guidance for the agent (optional)"
-              : "Guidance for the agent (optional; used once an AI is configured)"}
+            {aiOn ? "Guidance for the agent (optional)" : "Guidance for when AI is on (optional)"}
           </label>
           <input
             id={`${id}-guidance`}

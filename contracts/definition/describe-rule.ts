@@ -4,6 +4,16 @@ import { DEFAULT_RULE, type TMaterialityRule } from "./materiality-rule-schema";
 /** Who decides a change no code rule decides: the judge model, or — none configured — the rules-mode fallback. */
 export type TJudgeMode = "agent" | "rules";
 
+/**
+ * The reserved notable_signals field as it really works: the model's fill notes there what no field captures and the
+ * agent judges it; in rules mode nothing fills it (fill/fallback.ts), so it stays empty (docs/design.md §3).
+ */
+export function describeNotableSignals(judge: TJudgeMode): string {
+  return judge === "agent"
+    ? "notable_signals: the agent decides (always present)"
+    : "notable_signals: stays empty — no AI is configured to note what the fields above miss";
+}
+
 /** What a rule description needs of a field (a TField fits). */
 type TRuleField = { name: string; unit?: string | undefined; currency?: string | undefined };
 

@@ -43,15 +43,12 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await title.getByRole("button", { name: "Edit title" }).click();
   const editor = title.getByTestId("field-edit-form");
   await expect(editor.getByLabel("Rule")).toHaveValue("ask_agent");
-  await expect(editor.getByLabel("Rule").locator("option:checked")).toHaveText(
-    "ask the agent (no AI: every change flagged for review)",
-  );
+  await expect(editor.getByLabel("Rule").locator("option:checked")).toHaveText("ask the agent (AI off)");
   await expect(editor.getByTestId("rule-preview")).toHaveText(
     "title: any change is recorded as notable, for your review (no AI configured)",
   );
-  await expect(editor.getByLabel(/^Guidance for the agent/)).toBeVisible();
-  await expect(editor).toContainText("used once an AI is configured");
-  await editor.getByLabel(/^Guidance for the agent/).press("Escape");
+  await expect(editor.getByLabel("Guidance for when AI is on (optional)")).toBeVisible();
+  await editor.getByLabel("Guidance for when AI is on (optional)").press("Escape");
   await expect(editor).toHaveCount(0);
 
   // Reload: conversation and draft are still there.
@@ -88,6 +85,8 @@ test("rules mode: decision with a URL → sample → draft from its structure �
   await expect(locked.getByTestId("definition-field-title")).toContainText(
     "title: any change is recorded as notable, for your review (no AI configured)",
   );
+  // notable_signals, which nothing fills in rules mode, says it stays empty there too.
+  await expect(locked.getByTestId("definition-field-notable_signals")).toContainText("notable_signals: stays empty");
   await expect(locked).not.toContainText("the agent decides");
 
   // Edit definition → the chat reopens with a v2 draft copied from v1; locking creates v2.

@@ -1,9 +1,8 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { notableSignalsLine } from "@/components/tracker-setup/draft-card";
 import { resetAiForTests, setModelOverrideForTests } from "@/server/ai";
 import { formatStructuredDocument } from "@/server/capabilities";
-import { parseDefinition } from "@/server/intelligence/definition";
+import { describeNotableSignals, parseDefinition } from "@/server/intelligence/definition";
 import { draftFromSample, draftWithNotes, findTarget, toDraftView, toFieldName } from "@/server/intelligence/setup";
 
 describe("findTarget", () => {
@@ -217,8 +216,8 @@ describe("toDraftView", () => {
 
 describe("the draft card's notable_signals line", () => {
   it("is the agent's with a model, and empty in rules mode", () => {
-    expect(notableSignalsLine(true)).toBe("notable_signals: the agent decides (always present)");
-    expect(notableSignalsLine(false)).not.toContain("agent");
-    expect(notableSignalsLine(false)).toContain("stays empty");
+    expect(describeNotableSignals("agent")).toBe("notable_signals: the agent decides (always present)");
+    expect(describeNotableSignals("rules")).not.toContain("agent");
+    expect(describeNotableSignals("rules")).toContain("stays empty");
   });
 });

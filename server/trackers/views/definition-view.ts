@@ -3,8 +3,10 @@ import type { TDefinitionFieldView, TKeptContextValueView } from "@/contracts/tr
 import type { TResolvedContextValue } from "../../context";
 import {
   describeContextRule,
+  describeNotableSignals,
   describeRule,
   effectiveFields,
+  NOTABLE_SIGNALS,
   ruleForField,
   type TJudgeMode,
   type TTrackerDefinition,
@@ -55,7 +57,10 @@ export function describeDefinition(
         // Context rules are checked first (docs/context-files.md), so they read first.
         rule: [
           ...contextRules.map((r) => describeContextRule(r, definition.contextValues)),
-          describeRule(field, ruleForField(definition, field.name), judge),
+          // Nothing fills notable_signals in rules mode, whatever its rule: it says so, as the draft card does.
+          field.name === NOTABLE_SIGNALS && judge === "rules"
+            ? describeNotableSignals(judge)
+            : describeRule(field, ruleForField(definition, field.name), judge),
         ].join("; "),
         format,
         ...(keptHere.length ? { kept: keptHere } : {}),
