@@ -328,7 +328,11 @@ describe("the context sweep: forecast changes of active people with a place, eve
       calendarUrl: null,
       memory: "",
     });
-    const start = new Date(T0.getTime() + 3_600_000); // the sweep last ran at T0 (the first cron pass)
+    // The sweep last ran at T0 (the first cron pass). Start at the next UTC noon an hour or more after it: the
+    // briefing card is keyed by the person's day (docs/feed.md, "The briefing card"), so a start just before
+    // midnight in London would change the input at the second sweep and the hash gate would rightly not hold.
+    const DAY = 86_400_000;
+    const start = new Date(Math.ceil((T0.getTime() + 3_600_000 - DAY / 2) / DAY) * DAY + DAY / 2);
     await touchLastActive(t.db, placeUser, new Date(start.getTime() - 5 * 60_000));
     const seen: [string, TEnhanceOutcome][] = [];
     const sweep = (ms: number) =>
