@@ -1,6 +1,6 @@
 /**
  * Fails loudly when an npm script runs on another Node.js major than package.json `engines.node` asks for.
- * `npm install` brings Node 22 as the `node` package (node_modules/.bin/node), which npm scripts run on;
+ * `npm install` brings Node 24 as the `node` package (node_modules/.bin/node), which npm scripts run on;
  * when that install script was skipped, every script would silently run on the machine's Node instead.
  * Imported first by start, worker, demo and bench; run by .ci/run; checked by tests/unit/node-runtime.test.ts.
  */
@@ -8,7 +8,7 @@ import fs from "node:fs";
 
 const pkg = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
-/** The major version `engines.node` requires (">=22 <23" → 22). */
+/** The major version `engines.node` requires (">=24 <25" → 24). */
 export const requiredNodeMajor = Number(/(\d+)/.exec(pkg.engines.node)?.[1]);
 
 export function nodeRuntimeProblem(version = process.versions.node) {

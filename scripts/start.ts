@@ -140,7 +140,7 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 let child: ChildProcess | undefined;
 
-/** Runs the Next CLI on this same Node (the project's Node 22), with telemetry off (no network here). */
+/** Runs the Next CLI on this same Node (the project's Node 24), with telemetry off (no network here). */
 function runNext(args: string[], env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): ChildProcess {
   child = spawn(process.execPath, [...nodeFlags, nextBin, ...args], { cwd: ROOT, stdio: "inherit", env });
   return child;

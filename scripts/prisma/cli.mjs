@@ -26,7 +26,7 @@ export function prismaEnv(base = process.env) {
     // No update checks or telemetry: there is no network and they would only add delay.
     CHECKPOINT_DISABLE: "1",
     PRISMA_HIDE_UPDATE_MESSAGE: "1",
-    // The shim's `#!/usr/bin/env node` must find the Node running this script (Node 22 via npm scripts).
+    // The shim's `#!/usr/bin/env node` must find the Node running this script (Node 24 via npm scripts).
     PATH: `${path.dirname(process.execPath)}${path.delimiter}${base.PATH ?? ""}`,
   };
 }
