@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteDb } from "@/server/db";
 import { acquireDataDirLock, lockPathFor } from "@/server/db-lock";
 import { embeddedDatabaseDir } from "@/server/db-pglite";
+import { requiredNodeMajor } from "../../scripts/require-node.mjs";
 import { startFixtureSite, type TFixtureSite } from "../fixtures/site/site";
 import {
   callApi,
@@ -195,8 +196,8 @@ describe("npm start stops gracefully", () => {
     };
     app = startApp(env);
     await app.waitFor(/\[bellwether\] ready in/, 900_000); // includes this file's one build
-    // npm start says which Node.js it runs on: the project's 22, not the machine's.
-    expect(app.output()).toMatch(/with Node\.js 22\.\d+\.\d+/);
+    // npm start says which Node.js it runs on: the project's (engines.node), not the machine's.
+    expect(app.output()).toMatch(new RegExp(`with Node\\.js ${requiredNodeMajor}\\.\\d+\\.\\d+`));
 
     token = (await createOwner(app, "owner@shutdown.test")).token;
     for (const [page, id] of await createTrackers(app, token, site)) trackerIds.set(page, id);
